@@ -1,0 +1,82 @@
+// Timing for benches: CUDA events around one launch, the L2 flushed before each, and the device
+// and its ceilings recorded in the benchmark context.
+//
+//   BENCHMARK(f)->UseManualTime()->Repetitions(…)->ReportAggregatesOnly(true): each iteration
+//   flushes L2, records events around one launch, and reports that time; Google Benchmark then
+//   gives the median over repetitions.
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#define TESSERA_BENCH_CUDA(expr)                                                                 \
+  do {                                                                                           \
+    cudaError_t _e = (expr);                                                                     \
+    if (_e != cudaSuccess) {                                                                     \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(_e)); \
+      std::exit(1);                                                                              \
+    }                                                                                            \
+  } while (0)
+
+namespace tessera::bench {
+
+// Writes a buffer larger than L2 so that the next kernel starts with a cold cache.
+class L2Flusher {
+ public:
+  L2Flusher() {
+    int dev = 0, l2 = 0;
+    TESSERA_BENCH_CUDA(cudaGetDevice(&dev));
+    TESSERA_BENCH_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    bytes_ = std::size_t(l2) * 2;
+    TESSERA_BENCH_CUDA(cudaMalloc(&buf_, bytes_));
+  }
+  ~L2Flusher() { cudaFree(buf_); }
+  void flush(cudaStream_t s = nullptr) { TESSERA_BENCH_CUDA(cudaMemsetAsync(buf_, 0, bytes_, s)); }
+
+ private:
+  void* buf_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Times `launch()` with events after an L2 flush; returns seconds.
+template <class Launch>
+double time_once(L2Flusher& flusher, Launch&& launch) {
+  cudaEvent_t start, stop;
+  TESSERA_BENCH_CUDA(cudaEventCreate(&start));
+  TESSERA_BENCH_CUDA(cudaEventCreate(&stop));
+  flusher.flush();
+  TESSERA_BENCH_CUDA(cudaEventRecord(start));
+  launch();
+  TESSERA_BENCH_CUDA(cudaEventRecord(stop));
+  TESSERA_BENCH_CUDA(cudaGetLastError());
+  TESSERA_BENCH_CUDA(cudaEventSynchronize(stop));
+  float ms = 0;
+  TESSERA_BENCH_CUDA(cudaEventElapsedTime(&ms, start, stop));
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return ms * 1e-3;
+}
+
+// Runs `launch` in a benchmark loop with manual timing; warms up first.
+template <class Launch>
+void run_timed(benchmark::State& state, Launch&& launch) {
+  static L2Flusher flusher;
+  for (int i = 0; i < 3; ++i) launch();  // warm-up: module load, first-touch
+  TESSERA_BENCH_CUDA(cudaDeviceSynchronize());
+  for (auto _ : state) state.SetIterationTime(time_once(flusher, launch));
+}
+
+// Device name and ceilings in the benchmark context (printed in the header and in JSON output).
+inline void add_device_context() {
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return;
+  benchmark::AddCustomContext("device", p.name);
+  benchmark::AddCustomContext("sm_count", std::to_string(p.multiProcessorCount));
+  benchmark::AddCustomContext("l2_bytes", std::to_string(p.l2CacheSize));
+}
+
+}  // namespace tessera::bench

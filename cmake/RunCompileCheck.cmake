@@ -1,0 +1,37 @@
+# Script mode (cmake -P): compiles one source and checks the outcome. See TesseraHelpers.cmake.
+string(REPLACE "|" ";" FLAGS "${FLAGS}")
+get_filename_component(_dir "${OBJECT}" DIRECTORY)
+file(MAKE_DIRECTORY "${_dir}")
+file(REMOVE "${OBJECT}")
+execute_process(COMMAND ${COMPILER} ${FLAGS} ${SOURCE}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(log "${out}${err}")
+
+if(EXPECT_FAIL)
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "compile check: ${SOURCE} compiled, but it must fail with: ${EXPECT_REGEX}")
+  endif()
+  if(NOT log MATCHES "${EXPECT_REGEX}")
+    message(FATAL_ERROR "compile check: ${SOURCE} failed, but without the expected message\n"
+                        "  expected (regex): ${EXPECT_REGEX}\n--- compiler output ---\n${log}")
+  endif()
+  # One "error:" per diagnostic in gcc's, clang's and nvcc's formats.
+  string(REGEX MATCHALL "error:" errors "${log}")
+  list(LENGTH errors n_errors)
+  if(MAX_ERRORS GREATER 0 AND n_errors GREATER MAX_ERRORS)
+    message(FATAL_ERROR "compile check: ${SOURCE} failed with the expected message, but printed ${n_errors} error "
+                        "lines (at most ${MAX_ERRORS} allowed: the static_assert must stop the cascade)\n${log}")
+  endif()
+  message(STATUS "compile check: ${SOURCE} failed as expected (${n_errors} error lines)")
+else()
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "compile check: ${SOURCE} does not compile\n${log}")
+  endif()
+  if(OBJECT_CONTAINS)
+    file(STRINGS "${OBJECT}" found REGEX "${OBJECT_CONTAINS}" LIMIT_COUNT 1)
+    if(NOT found)
+      message(FATAL_ERROR "compile check: ${OBJECT} does not contain '${OBJECT_CONTAINS}'")
+    endif()
+  endif()
+  message(STATUS "compile check: ${SOURCE} compiles")
+endif()

@@ -1,0 +1,58 @@
+# Helpers for the project's own tests: compile checks run by ctest.
+#
+# tessera_add_compile_check(NAME <test> LANGUAGE CXX|CUDA|HIP SOURCE <file>
+#                           [EXPECT_FAIL] [EXPECT_REGEX <regex>] [MAX_ERRORS <n>]
+#                           [OBJECT_CONTAINS <string>] [LABELS <labels...>])
+# adds a ctest test that compiles SOURCE on its own (include/ on the path, warnings as errors).
+# With EXPECT_FAIL the compile must fail, its output must match EXPECT_REGEX and show at most
+# MAX_ERRORS error lines (one static_assert should stop the cascade). With OBJECT_CONTAINS the
+# object file must contain that string (e.g. the name of an AMD code object).
+
+set(TESSERA_COMPILE_CHECK_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/RunCompileCheck.cmake)
+
+# -gencode flags for CMAKE_CUDA_ARCHITECTURES (80;90a -> sm_80 and sm_90a machine code).
+function(tessera_cuda_gencode_flags out)
+  set(flags "")
+  foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+    string(REGEX REPLACE "-(real|virtual)$" "" arch "${arch}")
+    list(APPEND flags "-gencode=arch=compute_${arch},code=sm_${arch}")
+  endforeach()
+  set(${out} ${flags} PARENT_SCOPE)
+endfunction()
+
+function(tessera_add_compile_check)
+  cmake_parse_arguments(A "EXPECT_FAIL" "NAME;LANGUAGE;SOURCE;EXPECT_REGEX;MAX_ERRORS;OBJECT_CONTAINS" "LABELS" ${ARGN})
+  set(obj ${CMAKE_CURRENT_BINARY_DIR}/compile_checks/${A_NAME}.o)
+  set(inc -I${PROJECT_SOURCE_DIR}/include)
+  if(A_LANGUAGE STREQUAL "CXX")
+    set(compiler ${CMAKE_CXX_COMPILER})
+    set(flags -std=c++20 ${inc} ${TESSERA_WARNINGS} -x c++ -c -o ${obj})
+  elseif(A_LANGUAGE STREQUAL "CUDA")
+    tessera_cuda_gencode_flags(gencode)
+    set(compiler ${CMAKE_CUDA_COMPILER})
+    set(flags -std=c++20 ${inc} ${TESSERA_CUDA_FLAGS} ${gencode} -x cu -c -o ${obj})
+    if(CMAKE_CUDA_HOST_COMPILER)
+      list(APPEND flags -ccbin ${CMAKE_CUDA_HOST_COMPILER})
+    endif()
+  elseif(A_LANGUAGE STREQUAL "HIP")
+    set(compiler ${TESSERA_HIPCC})
+    set(flags -std=c++20 ${inc} -Wall -Werror)
+    foreach(arch IN LISTS TESSERA_HIP_ARCHITECTURES)
+      list(APPEND flags --offload-arch=${arch})
+    endforeach()
+    list(APPEND flags -c -o ${obj})
+  else()
+    message(FATAL_ERROR "tessera_add_compile_check: unknown LANGUAGE '${A_LANGUAGE}'; use CXX, CUDA or HIP")
+  endif()
+  if(NOT A_MAX_ERRORS)
+    set(A_MAX_ERRORS 0)
+  endif()
+  string(REPLACE ";" "|" flags "${flags}")
+  add_test(NAME ${A_NAME}
+           COMMAND ${CMAKE_COMMAND}
+                   -DCOMPILER=${compiler} "-DFLAGS=${flags}" -DSOURCE=${A_SOURCE} -DOBJECT=${obj}
+                   -DEXPECT_FAIL=${A_EXPECT_FAIL} "-DEXPECT_REGEX=${A_EXPECT_REGEX}" -DMAX_ERRORS=${A_MAX_ERRORS}
+                   "-DOBJECT_CONTAINS=${A_OBJECT_CONTAINS}"
+                   -P ${TESSERA_COMPILE_CHECK_SCRIPT})
+  set_tests_properties(${A_NAME} PROPERTIES LABELS "compile;${A_LABELS}")
+endfunction()

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The check to run on the GPU machine, in one call:
+#   source .kit/env.sh && tools/gpu-check.sh
+# Configures for sm_90a, builds with all cores, runs the gpu-labelled tests, runs them again under
+# compute-sanitizer (memcheck, racecheck), runs every bench, writes the performance report, and
+# prints a short summary last. Full logs go to $OUT (or build/gpu/out when OUT is unset).
+set -uo pipefail
+source "$(dirname "$0")/common.sh"
+cd "$TESSERA_ROOT"
+out=${OUT:-build/gpu/out}
+mkdir -p "$out"
+summary=()
+status=0
+note() { summary+=("$1"); }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader > "$out/device.txt" 2>&1
+device=$(head -1 "$out/device.txt")
+
+# ---- build -------------------------------------------------------------------------------------
+build=build/gpu
+if ! { cmake --preset gpu -B "$build" && cmake --build "$build" -j "${JOBS:-16}"; } > "$out/build.log" 2>&1; then
+  tail -40 "$out/build.log"
+  echo "gpu-check: BUILD FAILED (log: $out/build.log)"
+  exit 1
+fi
+note "build: ok ($(grep -c '^\[' "$out/build.log") steps)"
+
+# ---- gpu tests -------------------------------------------------------------------------------------
+ctest --test-dir "$build" -L gpu --output-on-failure > "$out/gpu-tests.log" 2>&1 || status=1
+note "gpu tests: $(grep -E 'tests passed|tests failed' "$out/gpu-tests.log" | tail -1)"
+
+# ---- compute-sanitizer on the device tests ----------------------------------------------------------
+device_tests="$build/test/tessera_device_tests"
+for tool in memcheck racecheck; do
+  if compute-sanitizer --tool "$tool" --error-exitcode 99 "$device_tests" > "$out/sanitizer-$tool.log" 2>&1; then
+    note "compute-sanitizer $tool: $(grep -m1 'ERROR SUMMARY' "$out/sanitizer-$tool.log" || echo clean)"
+  else
+    status=1
+    note "compute-sanitizer $tool: FAILED ($(grep -m1 'ERROR SUMMARY' "$out/sanitizer-$tool.log" || echo 'see log'))"
+  fi
+done
+
+# ---- benches -----------------------------------------------------------------------------------
+jsons=()
+for bench in "$build"/bench/bench_*; do
+  [ -x "$bench" ] || continue
+  name=$(basename "$bench")
+  if "$bench" --benchmark_out="$out/$name.json" --benchmark_out_format=json > "$out/$name.txt" 2>&1; then
+    jsons+=("$out/$name.json")
+    note "bench $name: ok"
+  else
+    status=1
+    note "bench $name: FAILED (see $name.txt)"
+  fi
+done
+if ((${#jsons[@]})) && [ -x "$build/tools/tessera-perf-report" ]; then
+  "$build/tools/tessera-perf-report" --commit "${TESSERA_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}" \
+    --date "$(date -u +%Y-%m-%d)" "${jsons[@]}" > "$out/performance.md"
+fi
+
+# ---- summary (last, so that it ends the output) ------------------------------------------------------
+echo
+[ -f "$out/performance.md" ] && sed -n '/^|/p' "$out/performance.md"
+echo
+echo "== gpu-check on: $device"
+for line in "${summary[@]}"; do echo "  $line"; done
+echo "== $([ $status = 0 ] && echo PASS || echo FAIL)"
+exit $status

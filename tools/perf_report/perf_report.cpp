@@ -47,6 +47,15 @@ File read(std::string const& path) {
   for (auto const& b : j["benchmarks"]) {
     if (b.value("aggregate_name", std::string()) != "median") continue;
     std::string name = b.value("run_name", b.value("name", std::string()));
+    // Drop the runner's suffixes: /repeats:15, /manual_time, /real_time, /min_time:0.5, ...
+    for (;;) {
+      auto cut = name.rfind('/');
+      if (cut == std::string::npos) break;
+      std::string last = name.substr(cut + 1);
+      if (last.find(':') == std::string::npos && last != "manual_time" && last != "real_time" && last != "process_time")
+        break;
+      name.resize(cut);
+    }
     auto slash = name.rfind('/');
     std::string problem = slash == std::string::npos ? name : name.substr(0, slash);
     Row r;

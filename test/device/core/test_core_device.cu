@@ -67,7 +67,7 @@ __global__ void eval_layouts(LayoutCases cases, long long* out, int count) {
 struct ConvertOut {
   unsigned short half[3], bf16[3];
   unsigned char e4m3[3], e5m2[3], e4m3_nosat[2], e5m2_nosat[2];
-  unsigned tf32[3];
+  unsigned tf32[3], tf32_rn[3];  // [2]: the instruction (cvt.rn.tf32 exists from sm_90; else the portable code)
 };
 
 __global__ void convert(float const* in, ConvertOut* out, int count) {
@@ -95,6 +95,14 @@ __global__ void convert(float const* in, ConvertOut* out, int count) {
     unsigned r;
     asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
     o.tf32[2] = r;
+    o.tf32_rn[0] = __float_as_uint(round_to_tf32(x, Tf32Rounding::kNearestEven));
+    o.tf32_rn[1] = __float_as_uint(round_to_tf32_portable(x, Tf32Rounding::kNearestEven));
+#if __CUDA_ARCH__ >= 900
+    asm("cvt.rn.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    o.tf32_rn[2] = r;
+#else
+    o.tf32_rn[2] = o.tf32_rn[1];
+#endif
     out[i] = o;
   }
 }
@@ -132,6 +140,9 @@ std::vector<float> conversion_inputs() {
   for (std::uint64_t u = 0; u < (1ull << 32); u += 65521) v.push_back(float_of(std::uint32_t(u)));
   for (float s : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 448.0f, 464.0f, 465.0f, 57344.0f, 61440.0f, 65520.0f})
     v.push_back(s);
+  // NaNs with payloads in every part of the mantissa (signalling and quiet, both signs)
+  for (std::uint32_t payload : {0x1u, 0x1000u, 0x1FFFu, 0x2000u, 0x3FFFFFu, 0x400000u, 0x400001u, 0x7FFFFFu})
+    for (std::uint32_t sign : {0u, 0x80000000u}) v.push_back(float_of(sign | 0x7F800000u | payload));
   return v;
 }
 
@@ -182,10 +193,10 @@ TEST_CASE("conversions on the device are bit-exact with CUDA's intrinsics and wi
       check("e5m2 nosat", i, o.e5m2_nosat[k], float8_e5m2::from_float(x, Saturation::kNone).bits());
     }
     unsigned const host_tf32 = bits_of(round_to_tf32_portable(x));
-    if (std::isnan(x)) {  // NaN payloads: only NaN-ness must agree
-      for (int k = 0; k < 3; ++k) check("tf32 NaN", i, std::isnan(float_of(o.tf32[k])), 1u);
-    } else {
-      for (int k = 0; k < 3; ++k) check("tf32", i, o.tf32[k], host_tf32);
+    unsigned const host_tf32_rn = bits_of(round_to_tf32_portable(x, Tf32Rounding::kNearestEven));
+    for (int k = 0; k < 3; ++k) {
+      check("tf32 (rna)", i, o.tf32[k], host_tf32);
+      check("tf32 (rn)", i, o.tf32_rn[k], host_tf32_rn);
     }
   }
   REQUIRE(mismatches == 0);

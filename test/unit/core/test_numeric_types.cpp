@@ -204,7 +204,8 @@ TEST_CASE("special values: NaN, infinity, saturation, signed zero, ties", "[core
 TEST_CASE("tf32 rounding, to nearest with ties away and ties to even", "[core][numeric][tf32]") {
   auto reference = [](float x, Tf32Rounding mode) {
     // Round |x| to 10 mantissa bits in double, by the float's own exponent.
-    if (std::isnan(x)) return f_of(u_of(x) & 0xFFFFE000u);  // NaNs are truncated, as the hardware does
+    if (std::isnan(x))  // as the instructions do: rna truncates a NaN, rn returns the canonical NaN
+      return f_of(mode == Tf32Rounding::kNearestAway ? u_of(x) & 0xFFFFE000u : 0x7FFFE000u);
     if (std::isinf(x) || x == 0) return x;
     int e;
     double const m = std::frexp(double(std::fabs(x)), &e);  // |x| = m * 2^e, m in [0.5, 1)
@@ -235,6 +236,7 @@ TEST_CASE("tf32 rounding, to nearest with ties away and ties to even", "[core][n
   CHECK(u_of(round_to_tf32(f_of(0x3F801000u), Tf32Rounding::kNearestEven)) == 0x3F800000u);  // tie: to even
   CHECK(u_of(round_to_tf32(f_of(0x7FC00000u))) == 0x7FC00000u);  // a quiet NaN stays that NaN
   CHECK(u_of(round_to_tf32(f_of(0x7F801000u))) == 0x7F800000u);  // payload only in dropped bits: infinity
+  CHECK(u_of(round_to_tf32(f_of(0xFF801000u), Tf32Rounding::kNearestEven)) == 0x7FFFE000u);  // canonical NaN
 }
 
 #if TESSERA_TEST_CUDA_HEADERS

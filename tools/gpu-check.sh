@@ -29,6 +29,18 @@ note "build: ok ($(grep -c '^\[' "$out/build.log") steps)"
 ctest --test-dir "$build" -L gpu --output-on-failure > "$out/gpu-tests.log" 2>&1 || status=1
 note "gpu tests: $(grep -E 'tests passed|tests failed' "$out/gpu-tests.log" | tail -1)"
 
+# ---- examples (each checks its device results against the host and exits non-zero on a mismatch)
+for example in "$build"/examples/[0-9]*; do
+  [ -x "$example" ] || continue
+  name=$(basename "$example")
+  if "$example" > "$out/example-$name.log" 2>&1; then
+    note "example $name: ok ($(tail -1 "$out/example-$name.log"))"
+  else
+    status=1
+    note "example $name: FAILED (see example-$name.log)"
+  fi
+done
+
 # ---- compute-sanitizer on the device tests ----------------------------------------------------------
 device_tests="$build/test/tessera_device_tests"
 for tool in memcheck racecheck; do

@@ -13,8 +13,8 @@ summary=()
 status=0
 note() { summary+=("$1"); }
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader > "$out/device.txt" 2>&1
-device=$(head -1 "$out/device.txt")
+# (the device tool returns at most 8 files from $OUT: keep it to the logs that matter)
+device=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>&1 | head -1)
 
 # ---- build -------------------------------------------------------------------------------------
 build=build/gpu
@@ -57,12 +57,13 @@ jsons=()
 for bench in "$build"/bench/bench_*; do
   [ -x "$bench" ] || continue
   name=$(basename "$bench")
-  if "$bench" --benchmark_out="$out/$name.json" --benchmark_out_format=json > "$out/$name.txt" 2>&1; then
+  if "$bench" --benchmark_out="$out/$name.json" --benchmark_out_format=json > "$build/$name.txt" 2>&1; then
     jsons+=("$out/$name.json")
     note "bench $name: ok"
   else
     status=1
-    note "bench $name: FAILED (see $name.txt)"
+    tail -20 "$build/$name.txt"
+    note "bench $name: FAILED"
   fi
 done
 if ((${#jsons[@]})) && [ -x "$build/tools/tessera-perf-report" ]; then

@@ -254,16 +254,28 @@ TESSERA_HD constexpr auto composition(Layout<SA, DA> const& a, Layout<SB, DB> co
   }
 }
 
+namespace detail {
+// Mode i of `a` replaced by op(mode i of a, tile layout i) for each element of the tiler (a Tuple
+// of layouts or extents); the modes of `a` beyond the tiler's rank are kept as they are.
+template <class SA, class DA, class... Ts, class Op>
+TESSERA_HD constexpr auto by_mode(Layout<SA, DA> const& a, Tuple<Ts...> const& tiler, Op op) {
+  constexpr bool fits = sizeof...(Ts) <= tuple_size_v<SA>;
+  static_assert(fits, "tiler: the tiler has more modes than the layout; pass at most rank(layout) tile modes");
+  if constexpr (!fits) {
+    return a;  // after the failed static_assert: no further errors
+  } else {
+    return [&]<std::size_t... Is, std::size_t... Js>(std::index_sequence<Is...>, std::index_sequence<Js...>) {
+      return make_layout(op(layout<Is>(a), as_tile_layout(get<Is>(tiler)))..., layout<sizeof...(Ts) + Js>(a)...);
+    }(std::index_sequence_for<Ts...>{}, std::make_index_sequence<tuple_size_v<SA> - sizeof...(Ts)>{});
+  }
+}
+}  // namespace detail
+
 // By-mode composition with a tiler (a Tuple of layouts or extents): mode i of A is composed with
 // element i; modes of A beyond the tiler's rank are kept.
 template <class SA, class DA, class... Ts>
 TESSERA_HD constexpr auto composition(Layout<SA, DA> const& a, Tuple<Ts...> const& tiler) {
-  static_assert(sizeof...(Ts) <= tuple_size_v<SA>,
-                "composition: the tiler has more modes than the layout; pass at most rank(layout) tile modes");
-  return [&]<std::size_t... Is, std::size_t... Js>(std::index_sequence<Is...>, std::index_sequence<Js...>) {
-    return make_layout(composition(layout<Is>(a), detail::as_tile_layout(get<Is>(tiler)))...,
-                       layout<sizeof...(Ts) + Js>(a)...);
-  }(std::index_sequence_for<Ts...>{}, std::make_index_sequence<tuple_size_v<SA> - sizeof...(Ts)>{});
+  return detail::by_mode(a, tiler, [](auto const& mode, auto const& tile) { return composition(mode, tile); });
 }
 
 // ================================================================================================
@@ -337,12 +349,7 @@ TESSERA_HD constexpr auto logical_divide(Layout<SA, DA> const& a, Layout<ST, DT>
 // By-mode divide with a tiler (a Tuple of layouts or extents): mode i becomes (tile_i, rest_i).
 template <class SA, class DA, class... Ts>
 TESSERA_HD constexpr auto logical_divide(Layout<SA, DA> const& a, Tuple<Ts...> const& tiler) {
-  static_assert(sizeof...(Ts) <= tuple_size_v<SA>,
-                "logical_divide: the tiler has more modes than the layout; pass at most rank(layout) tile modes");
-  return [&]<std::size_t... Is, std::size_t... Js>(std::index_sequence<Is...>, std::index_sequence<Js...>) {
-    return make_layout(logical_divide(layout<Is>(a), detail::as_tile_layout(get<Is>(tiler)))...,
-                       layout<sizeof...(Ts) + Js>(a)...);
-  }(std::index_sequence_for<Ts...>{}, std::make_index_sequence<tuple_size_v<SA> - sizeof...(Ts)>{});
+  return detail::by_mode(a, tiler, [](auto const& mode, auto const& tile) { return logical_divide(mode, tile); });
 }
 
 // ((tile modes...), (rest modes...)): mode 0 addresses inside a tile, mode 1 picks the tile.
@@ -354,9 +361,13 @@ TESSERA_HD constexpr auto zipped_divide(Layout<SA, DA> const& a, Tiler const& ti
   } else {
     constexpr std::size_t T = tuple_size_v<Tiler>;
     auto d = logical_divide(a, tiler);
+    if constexpr (T > tuple_size_v<SA>) {
+      return d;  // logical_divide has reported the tiler's rank: no further errors
+    } else {
     return [&]<std::size_t... Is, std::size_t... Js>(std::index_sequence<Is...>, std::index_sequence<Js...>) {
       return make_layout(make_layout(layout<Is, 0>(d)...), make_layout(layout<Is, 1>(d)..., layout<T + Js>(d)...));
     }(std::make_index_sequence<T>{}, std::make_index_sequence<tuple_size_v<SA> - T>{});
+    }
   }
 }
 

@@ -17,7 +17,7 @@ namespace detail {
 
 // The accumulator of every m16n8 instruction: c_i at row g + 8 * (i / 2), column 2 * t4 + i % 2.
 struct Sm80_C_16x8 {
-  static constexpr auto c_layout() {
+  TESSERA_HD static constexpr auto c_layout() {
     return make_layout(make_tuple(make_tuple(_4{}, _8{}), make_tuple(_2{}, _2{})),
                        make_tuple(make_tuple(_32{}, _1{}), make_tuple(Int<16>{}, _8{})));
   }
@@ -28,11 +28,11 @@ struct Sm80_C_16x8 {
 //   B: b_i at row (k) 2 * t4 + i % 2 + 8 * (i / 2), column (n) g
 struct Sm80_16x8x16_Layouts : Sm80_C_16x8 {
   static constexpr int M = 16, N = 8, K = 16, threads = 32;
-  static constexpr auto a_layout() {
+  TESSERA_HD static constexpr auto a_layout() {
     return make_layout(make_tuple(make_tuple(_4{}, _8{}), make_tuple(_2{}, _2{}, _2{})),
                        make_tuple(make_tuple(_32{}, _1{}), make_tuple(_16{}, _8{}, _128{})));
   }
-  static constexpr auto b_layout() {
+  TESSERA_HD static constexpr auto b_layout() {
     return make_layout(make_tuple(make_tuple(_4{}, _8{}), make_tuple(_2{}, _2{})),
                        make_tuple(make_tuple(_16{}, _1{}), make_tuple(_8{}, _64{})));
   }
@@ -74,11 +74,11 @@ struct MmaTraits<arch::Sm80_16x8x8_F32TF32TF32F32_TN> : detail::Sm80_C_16x8 {
   using ElementB = float;
   using ElementC = float;
   static constexpr int M = 16, N = 8, K = 8, threads = 32;
-  static constexpr auto a_layout() {
+  TESSERA_HD static constexpr auto a_layout() {
     return make_layout(make_tuple(make_tuple(_4{}, _8{}), make_tuple(_2{}, _2{})),
                        make_tuple(make_tuple(_16{}, _1{}), make_tuple(_8{}, _64{})));
   }
-  static constexpr auto b_layout() {
+  TESSERA_HD static constexpr auto b_layout() {
     return make_layout(make_tuple(make_tuple(_4{}, _8{}), _2{}), make_tuple(make_tuple(_8{}, _1{}), _32{}));
   }
 };
@@ -93,11 +93,11 @@ struct MmaTraits<arch::Sm80_16x8x32_S32S8S8S32_TN> : detail::Sm80_C_16x8 {
   using ElementB = std::int8_t;
   using ElementC = std::int32_t;
   static constexpr int M = 16, N = 8, K = 32, threads = 32;
-  static constexpr auto a_layout() {
+  TESSERA_HD static constexpr auto a_layout() {
     return make_layout(make_tuple(make_tuple(_4{}, _8{}), make_tuple(_4{}, _2{}, _2{})),
                        make_tuple(make_tuple(_64{}, _1{}), make_tuple(_16{}, _8{}, Int<256>{})));
   }
-  static constexpr auto b_layout() {
+  TESSERA_HD static constexpr auto b_layout() {
     return make_layout(make_tuple(make_tuple(_4{}, _8{}), make_tuple(_4{}, _2{})),
                        make_tuple(make_tuple(_32{}, _1{}), make_tuple(_8{}, _128{})));
   }

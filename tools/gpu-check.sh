@@ -43,9 +43,9 @@ done
 
 # ---- compute-sanitizer on the device tests ----------------------------------------------------------
 device_tests="$build/test/tessera_device_tests"
-for tool in memcheck racecheck; do
-  if compute-sanitizer --tool "$tool" --error-exitcode 99 "$device_tests" > "$out/sanitizer-$tool.log" 2>&1; then
-    note "compute-sanitizer $tool: $(grep -m1 'ERROR SUMMARY' "$out/sanitizer-$tool.log" || echo clean)"
+for tool in memcheck racecheck synccheck; do
+  if TESSERA_TEST_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 99 "$device_tests" > "$out/sanitizer-$tool.log" 2>&1; then
+    note "compute-sanitizer $tool: $(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" || echo clean)"
   else
     status=1
     note "compute-sanitizer $tool: FAILED ($(grep -m1 'ERROR SUMMARY' "$out/sanitizer-$tool.log" || echo 'see log'))"

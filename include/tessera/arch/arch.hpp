@@ -29,4 +29,13 @@ struct Sm90 {
   static constexpr int max_smem_per_block = 227 * 1024;
 };
 
+// A block-wide barrier (device code; loud on the host, where no block exists).
+TESSERA_DEVICE inline void sync_threads() {
+#if TESSERA_DEVICE_PASS
+  __syncthreads();
+#else
+  TESSERA_UNREACHABLE("sync_threads is device code");
+#endif
+}
+
 }  // namespace tessera::arch

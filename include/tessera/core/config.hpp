@@ -43,6 +43,18 @@
 // The spelling used on almost every function of the library.
 #define TESSERA_HD TESSERA_HOST_DEVICE TESSERA_FORCEINLINE
 
+// Loop unrolling for device compilers; nothing for host compilers (g++ warns on `#pragma unroll`).
+//   TESSERA_UNROLL for (...)              fully
+//   TESSERA_UNROLL_N(expr) for (...)       expr times (an integral constant expression)
+#define TESSERA_PRAGMA(x) _Pragma(#x)
+#if defined(TESSERA_CUDA) || defined(TESSERA_HIP)
+#  define TESSERA_UNROLL TESSERA_PRAGMA(unroll)
+#  define TESSERA_UNROLL_N(n) TESSERA_PRAGMA(unroll(n))
+#else
+#  define TESSERA_UNROLL
+#  define TESSERA_UNROLL_N(n)
+#endif
+
 // CUDA architecture of the current device pass as an integer (800 for sm_80, 900 for sm_90a),
 // 0 on the host and on HIP.
 #if defined(__CUDA_ARCH__)

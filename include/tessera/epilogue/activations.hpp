@@ -1,0 +1,71 @@
+// Elementwise activation stages. Each is exact to float rounding of its formula; the GELU
+// variants follow the two definitions frameworks use (erf, and the tanh approximation).
+#pragma once
+
+#include <cmath>
+
+#include "tessera/core/config.hpp"
+#include "tessera/epilogue/chain.hpp"
+
+namespace tessera::epilogue {
+
+namespace detail {
+TESSERA_HD float exp_f(float x) {
+#if TESSERA_DEVICE_PASS
+  return __expf(x);
+#else
+  return std::exp(x);
+#endif
+}
+TESSERA_HD float tanh_f(float x) {
+#if TESSERA_DEVICE_PASS
+  return tanhf(x);
+#else
+  return std::tanh(x);
+#endif
+}
+TESSERA_HD float erf_f(float x) {
+#if TESSERA_DEVICE_PASS
+  return erff(x);
+#else
+  return std::erf(x);
+#endif
+}
+}  // namespace detail
+
+struct Relu {
+  TESSERA_HD float operator()(float x, Coord const&) const { return x > 0.0f ? x : 0.0f; }
+};
+
+// x * Phi(x) with the normal CDF Phi through erf.
+struct GeluErf {
+  TESSERA_HD float operator()(float x, Coord const&) const {
+    return 0.5f * x * (1.0f + detail::erf_f(x * 0.70710678118654752f));
+  }
+};
+
+// The tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+struct GeluTanh {
+  TESSERA_HD float operator()(float x, Coord const&) const {
+    float const inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (1.0f + detail::tanh_f(inner));
+  }
+};
+
+struct Sigmoid {
+  TESSERA_HD float operator()(float x, Coord const&) const { return 1.0f / (1.0f + detail::exp_f(-x)); }
+};
+
+// x * sigmoid(x) (also called swish).
+struct Silu {
+  TESSERA_HD float operator()(float x, Coord const&) const { return x / (1.0f + detail::exp_f(-x)); }
+};
+
+// min(max(x, lo), hi).
+struct Clamp {
+  float lo;
+  float hi;
+  TESSERA_HD float operator()(float x, Coord const&) const { return x < lo ? lo : (x > hi ? hi : x); }
+};
+
+}  // namespace tessera::epilogue

@@ -1,0 +1,59 @@
+// Conversion of epilogue values to the output type: round to nearest even, saturating for the
+// integer and fp8 types (an int8 output of 300.7 is 127, of -1000 is -128; NaN is 0 for integers).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "tessera/core/config.hpp"
+#include "tessera/core/numeric_types.hpp"
+#include "tessera/epilogue/chain.hpp"
+
+namespace tessera::epilogue {
+
+namespace detail {
+TESSERA_HD float round_even(float x) {
+#if TESSERA_DEVICE_PASS
+  return rintf(x);
+#else
+  return __builtin_rintf(x);  // the default rounding mode is to nearest even
+#endif
+}
+}  // namespace detail
+
+// float -> T, saturating where T is an integer or an fp8 type.
+template <class T>
+TESSERA_HD T convert_output(float x) {
+  if constexpr (std::is_same_v<T, float>) {
+    return x;
+  } else if constexpr (std::is_integral_v<T>) {
+    static_assert(sizeof(T) <= 4, "convert_output: integer outputs of up to 32 bits; use int8, int16 or int32");
+    // The representable range, as floats: for 32-bit types the largest float below 2^31 (2^32).
+    constexpr float lo = std::is_signed_v<T> ? -float(1ull << (sizeof(T) * 8 - 1)) : 0.0f;
+    constexpr float hi = sizeof(T) == 4 ? (std::is_signed_v<T> ? 2147483520.0f : 4294967040.0f)
+                                        : float((1ull << (sizeof(T) * 8 - (std::is_signed_v<T> ? 1 : 0))) - 1);
+    if (!(x == x)) return T(0);
+    float const r = detail::round_even(x);
+    return T(r < lo ? lo : (r > hi ? hi : r));
+  } else if constexpr (std::is_same_v<T, float8_e4m3> || std::is_same_v<T, float8_e5m2>) {
+    return T::from_float(x, Saturation::kFinite);
+  } else {
+    return T(x);  // half, bfloat16: IEEE rounding, overflow to infinity
+  }
+}
+
+// A stage that rounds to T (saturating as convert_output does) and continues in float: put it
+// where a chain must see the value the output type can hold, e.g. before a residual of that type.
+template <class T>
+struct ConvertTo {
+  TESSERA_HD float operator()(float x, Coord const&) const {
+    T const y = convert_output<T>(x);
+    if constexpr (std::is_arithmetic_v<T>) {
+      return float(y);
+    } else {
+      return y.to_float();
+    }
+  }
+};
+
+}  // namespace tessera::epilogue

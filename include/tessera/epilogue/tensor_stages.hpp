@@ -1,0 +1,93 @@
+// Stages that read tensors: alpha * acc + beta * C, bias and per-channel scale/shift vectors,
+// and a residual added from a second tensor. Pointers are device pointers; a matrix operand is
+// addressed as ptr[batch * batch_stride + row * row_stride + col * col_stride], so row- and
+// column-major (and broadcast, with a zero stride) are one code path.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "tessera/core/config.hpp"
+#include "tessera/epilogue/chain.hpp"
+
+namespace tessera::epilogue {
+
+namespace detail {
+template <class T>
+TESSERA_HD float load_as_float(T const* p, std::int64_t i) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    return float(p[i]);
+  } else {
+    return p[i].to_float();
+  }
+}
+}  // namespace detail
+
+// A matrix operand of the epilogue (C for beta, or a residual).
+template <class T>
+struct MatrixRef {
+  T const* ptr = nullptr;
+  std::int64_t row_stride = 0;
+  std::int64_t col_stride = 0;
+  std::int64_t batch_stride = 0;
+  TESSERA_HD float operator[](Coord const& c) const {
+    return detail::load_as_float(ptr, c.batch * batch_stride + c.row * row_stride + c.col * col_stride);
+  }
+  // Row-major with leading dimension ld.
+  static MatrixRef row_major(T const* p, std::int64_t ld, std::int64_t batch_stride = 0) { return {p, ld, 1, batch_stride}; }
+  static MatrixRef column_major(T const* p, std::int64_t ld, std::int64_t batch_stride = 0) {
+    return {p, 1, ld, batch_stride};
+  }
+};
+
+// alpha * acc + beta * C. C is not read when beta == 0 (it may then be null).
+template <class T = float>
+struct LinearCombination {
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  MatrixRef<T> c{};
+  TESSERA_HD float operator()(float x, Coord const& at) const {
+    float y = alpha * x;
+    if (beta != 0.0f) y += beta * c[at];
+    return y;
+  }
+};
+
+// Which index of a vector an element uses: its row (one value per output row, e.g. a per-channel
+// bias of a layer whose channels are the rows) or its column.
+struct PerRow {
+  TESSERA_HD static int index(Coord const& c) { return c.row; }
+};
+struct PerColumn {
+  TESSERA_HD static int index(Coord const& c) { return c.col; }
+};
+
+template <class Broadcast, class T = float>
+struct Bias {
+  static_assert(std::is_same_v<Broadcast, PerRow> || std::is_same_v<Broadcast, PerColumn>,
+                "epilogue::Bias: broadcast along PerRow or PerColumn; use one of those tags");
+  T const* ptr = nullptr;
+  TESSERA_HD float operator()(float x, Coord const& c) const { return x + detail::load_as_float(ptr, Broadcast::index(c)); }
+};
+
+// x * scale[i] + shift[i] (a folded batch norm, or a dequantization).
+template <class Broadcast, class T = float>
+struct ScaleShift {
+  static_assert(std::is_same_v<Broadcast, PerRow> || std::is_same_v<Broadcast, PerColumn>,
+                "epilogue::ScaleShift: broadcast along PerRow or PerColumn; use one of those tags");
+  T const* scale = nullptr;
+  T const* shift = nullptr;
+  TESSERA_HD float operator()(float x, Coord const& c) const {
+    int const i = Broadcast::index(c);
+    return x * detail::load_as_float(scale, i) + detail::load_as_float(shift, i);
+  }
+};
+
+// x + R(row, col): a residual connection from a second tensor of the output's shape.
+template <class T = float>
+struct ResidualAdd {
+  MatrixRef<T> residual{};
+  TESSERA_HD float operator()(float x, Coord const& c) const { return x + residual[c]; }
+};
+
+}  // namespace tessera::epilogue

@@ -1,0 +1,138 @@
+// gemm::Config: the problem's types and layouts, and the policy (tiles, warps, stages) that
+// computes it, checked once at compile time.
+//
+//   using Cfg = gemm::Config<arch::Sm80, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float,
+//                            BlockTile<128, 128, 32>, Warps<2, 2>, Stages<4>,
+//                            epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>, epilogue::GeluTanh>>;
+//
+// A bad configuration fails with one static_assert "gemm::Config: <problem>; <fix>" (the first
+// failing check) and Gemm<Cfg> then instantiates no kernel, so no cascade of errors follows.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "tessera/arch/arch.hpp"
+#include "tessera/arch/sm80/mma.hpp"
+#include "tessera/atom/mma_sm80.hpp"
+#include "tessera/core/matrix_layout.hpp"
+#include "tessera/core/numeric_types.hpp"
+#include "tessera/epilogue/chain.hpp"
+#include "tessera/tile/mma_tile.hpp"
+
+namespace tessera::gemm {
+
+template <int M, int N, int K>
+struct BlockTile {
+  static constexpr int m = M, n = N, k = K;
+};
+template <int M, int N>
+struct Warps {
+  static constexpr int m = M, n = N;
+};
+template <int S>
+struct Stages {
+  static constexpr int value = S;
+};
+
+// The mma.sync atom that multiplies these element types into this accumulator (void: none).
+template <class A, class B, class Acc>
+struct Sm80Mma {
+  using type = void;
+};
+template <>
+struct Sm80Mma<bfloat16, bfloat16, float> {
+  using type = arch::Sm80_16x8x16_F32BF16BF16F32_TN;
+};
+template <>
+struct Sm80Mma<half, half, float> {
+  using type = arch::Sm80_16x8x16_F32F16F16F32_TN;
+};
+template <>
+struct Sm80Mma<float, float, float> {
+  using type = arch::Sm80_16x8x8_F32TF32TF32F32_TN;  // tf32 tensor cores
+};
+template <>
+struct Sm80Mma<std::int8_t, std::int8_t, std::int32_t> {
+  using type = arch::Sm80_16x8x32_S32S8S8S32_TN;
+};
+
+enum class ConfigError {
+  kNone,
+  kArch,
+  kLayoutTags,
+  kNoAtom,
+  kTileM,
+  kTileN,
+  kTileK,
+  kStages,
+  kSharedMemory,
+};
+
+template <class Arch_, class ElementA_, class LayoutA_, class ElementB_, class LayoutB_, class ElementD_,
+          class ElementAccumulator_, class Tile_, class Warps_, class Stages_, class Epilogue_ = epilogue::Identity>
+struct Config {
+  using Arch = Arch_;
+  using ElementA = ElementA_;
+  using ElementB = ElementB_;
+  using ElementD = ElementD_;
+  using ElementAccumulator = ElementAccumulator_;
+  using LayoutA = LayoutA_;
+  using LayoutB = LayoutB_;
+  using Epilogue = Epilogue_;
+  using MmaOp = typename Sm80Mma<ElementA, ElementB, ElementAccumulator>::type;
+
+  static constexpr int BM = Tile_::m, BN = Tile_::n, BK = Tile_::k;
+  static constexpr int warps_m = Warps_::m, warps_n = Warps_::n;
+  static constexpr int threads = 32 * warps_m * warps_n;
+  static constexpr int stages = Stages_::value;
+  // A is K-major when row-major; B is K-major when column-major (B(k, n) at n * ldb + k).
+  static constexpr bool a_k_major = std::is_same_v<LayoutA, RowMajor>;
+  static constexpr bool b_k_major = std::is_same_v<LayoutB, ColumnMajor>;
+  static constexpr int smem_bytes = stages * (BM * BK * int(sizeof(ElementA)) + BN * BK * int(sizeof(ElementB)));
+
+ private:
+  static constexpr ConfigError first_error() {
+    if constexpr (!std::is_same_v<Arch, arch::Sm80> && !std::is_same_v<Arch, arch::Sm90>) {
+      return ConfigError::kArch;
+    } else if constexpr (!is_matrix_layout_v<LayoutA> || !is_matrix_layout_v<LayoutB>) {
+      return ConfigError::kLayoutTags;
+    } else if constexpr (std::is_void_v<MmaOp>) {
+      return ConfigError::kNoAtom;
+    } else {
+      using Traits = atom::MmaTraits<MmaOp>;
+      if (BM % (warps_m * Traits::M) != 0) return ConfigError::kTileM;
+      if (BN % (warps_n * 2 * Traits::N) != 0) return ConfigError::kTileN;
+      if (BK % Traits::K != 0 || BK * int(sizeof(ElementA)) % 16 != 0) return ConfigError::kTileK;
+      if (stages < 2 || stages > 5) return ConfigError::kStages;
+      if (smem_bytes > Arch::max_smem_per_block) return ConfigError::kSharedMemory;
+      return ConfigError::kNone;
+    }
+  }
+
+ public:
+  static constexpr ConfigError error = first_error();
+  static constexpr bool valid = error == ConfigError::kNone;
+
+  static_assert(error != ConfigError::kArch, "gemm::Config: unknown architecture tag; use arch::Sm80 or arch::Sm90");
+  static_assert(error != ConfigError::kLayoutTags,
+                "gemm::Config: a layout is not RowMajor or ColumnMajor; pass one of those tags for A and for B");
+  static_assert(error != ConfigError::kNoAtom,
+                "gemm::Config: no mma.sync atom multiplies these element types; use bfloat16 or half with float "
+                "accumulators, float (tf32) with float, or int8_t with int32_t");
+  static_assert(error != ConfigError::kTileM,
+                "gemm::Config: BlockTile M is not a multiple of Warps M x the MMA atom's M=16; use BlockTile M = 16 x "
+                "Warps M x (atoms per warp), e.g. 128 with Warps<2, 2>");
+  static_assert(error != ConfigError::kTileN,
+                "gemm::Config: BlockTile N is not a multiple of Warps N x 16 (two 8-wide atoms per ldmatrix); use "
+                "BlockTile N = 16 x Warps N x (pairs per warp), e.g. 128 with Warps<2, 2>");
+  static_assert(error != ConfigError::kTileK,
+                "gemm::Config: BlockTile K is not a multiple of the MMA atom's K (16 for 16-bit types, 8 for tf32, "
+                "32 for int8) or of 16 bytes; use BlockTile K = 32 or 64");
+  static_assert(error != ConfigError::kStages, "gemm::Config: Stages must be 2 to 5; use Stages<3> or Stages<4>");
+  static_assert(error != ConfigError::kSharedMemory,
+                "gemm::Config: the pipeline needs more shared memory than a block may have; use fewer Stages or a "
+                "smaller BlockTile");
+};
+
+}  // namespace tessera::gemm

@@ -1,0 +1,190 @@
+// The device-level GEMM: D = epilogue(A * B), batched, with split-K.
+//
+//   using Cfg = gemm::Config<arch::Sm80, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float,
+//                            gemm::BlockTile<128, 128, 32>, gemm::Warps<2, 2>, gemm::Stages<4>>;
+//   gemm::Gemm<Cfg> op;
+//   gemm::Arguments<Cfg> args{.m = m, .n = n, .k = k, .a = a, .lda = k, .b = b, .ldb = k, .d = d, .ldd = n};
+//   if (Status s = op.can_implement(args); !s) { ... s.message() says what is wrong and how to fix it ... }
+//   op.run(args, workspace, stream);   // launches nothing when can_implement fails
+//
+// A is M x K (RowMajor: A(m, k) at m * lda + k), B is K x N (ColumnMajor: B(k, n) at n * ldb + k),
+// D is M x N in the order `d_order` with leading dimension ldd.
+// tessera-header: cuda-only
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "tessera/core/matrix_layout.hpp"
+#include "tessera/core/status.hpp"
+#include "tessera/gemm/config.hpp"
+#include "tessera/gemm/sm80/kernel.hpp"
+
+namespace tessera::gemm {
+
+enum class StorageOrder { kRowMajor, kColumnMajor };
+
+template <class Cfg>
+struct Arguments {
+  int m = 0, n = 0, k = 0;
+  typename Cfg::ElementA const* a = nullptr;
+  std::int64_t lda = 0;
+  typename Cfg::ElementB const* b = nullptr;
+  std::int64_t ldb = 0;
+  typename Cfg::ElementD* d = nullptr;
+  std::int64_t ldd = 0;
+  StorageOrder d_order = StorageOrder::kRowMajor;
+  int batch_count = 1;
+  std::int64_t batch_stride_a = 0, batch_stride_b = 0, batch_stride_d = 0;
+  int split_k = 1;  // K is split into this many slices, summed in a float workspace
+  typename Cfg::Epilogue epilogue{};
+};
+
+template <class Cfg>
+class Gemm {
+ public:
+  using Config = Cfg;
+  using Args = Arguments<Cfg>;
+  using EA = typename Cfg::ElementA;
+  using EB = typename Cfg::ElementB;
+
+  // Bytes of workspace `run` needs: split-K partial sums, else none.
+  static std::size_t workspace_size(Args const& args) {
+    if (args.split_k <= 1) return 0;
+    return std::size_t(args.split_k) * std::size_t(args.batch_count) * std::size_t(args.m) * std::size_t(args.n) *
+           sizeof(float);
+  }
+
+  // Ok, or what is wrong with the arguments and how to fix it. Checks the current device too.
+  static Status can_implement(Args const& args) {
+    if constexpr (!Cfg::valid) {
+      return Status::not_supported("gemm::Gemm: the Config is invalid (see the compiler's message)");
+    } else {
+      auto const s = [](std::int64_t v) { return std::to_string(v); };
+      if (args.m < 1 || args.n < 1 || args.k < 1)
+        return Status::invalid_argument("M, N and K must be at least 1; got M = " + s(args.m) + ", N = " + s(args.n) +
+                                        ", K = " + s(args.k));
+      if (args.batch_count < 1)
+        return Status::invalid_argument("batch_count = " + s(args.batch_count) + " must be at least 1");
+      if (!args.a || !args.b || !args.d)
+        return Status::invalid_argument(std::string("a null pointer for ") + (!args.a ? "A" : !args.b ? "B" : "D") +
+                                        "; pass device pointers to the operands");
+      std::int64_t const a_min = Cfg::a_k_major ? args.k : args.m;
+      std::int64_t const b_min = Cfg::b_k_major ? args.k : args.n;
+      std::int64_t const d_min = args.d_order == StorageOrder::kRowMajor ? args.n : args.m;
+      if (args.lda < a_min)
+        return Status::invalid_argument("lda = " + s(args.lda) + " is smaller than " + (Cfg::a_k_major ? "K" : "M") +
+                                        " = " + s(a_min) + " for a " + (Cfg::a_k_major ? "row" : "column") +
+                                        "-major A; pass lda >= " + s(a_min));
+      if (args.ldb < b_min)
+        return Status::invalid_argument("ldb = " + s(args.ldb) + " is smaller than " + (Cfg::b_k_major ? "K" : "N") +
+                                        " = " + s(b_min) + " for a " + (Cfg::b_k_major ? "column" : "row") +
+                                        "-major B; pass ldb >= " + s(b_min));
+      if (args.ldd < d_min)
+        return Status::invalid_argument("ldd = " + s(args.ldd) + " is smaller than " +
+                                        (args.d_order == StorageOrder::kRowMajor ? "N" : "M") + " = " + s(d_min) +
+                                        "; pass ldd >= " + s(d_min));
+      int const k_tiles = (args.k + Cfg::BK - 1) / Cfg::BK;
+      if (args.split_k < 1 || args.split_k > k_tiles)
+        return Status::invalid_argument("split_k = " + s(args.split_k) + " must be between 1 and the number of K tiles (" +
+                                        s(k_tiles) + " for K = " + s(args.k) + " and BlockTile K = " + s(Cfg::BK) + ")");
+      if (std::int64_t(args.m) * args.n > (std::int64_t(1) << 31) * 64)
+        return Status::invalid_argument("M x N = " + s(std::int64_t(args.m) * args.n) + " is too large for one launch");
+      if (std::int64_t(tiles(args.m, Cfg::BM)) * tiles(args.n, Cfg::BN) > 0x7FFFFFFF)
+        return Status::invalid_argument("too many output tiles for one grid; split the problem in batches");
+      if (args.batch_count > 65535)
+        return Status::invalid_argument("batch_count = " + s(args.batch_count) + " exceeds 65535; launch in parts");
+      int device = 0, major = 0;
+      if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess)
+        return Status::device_error("no CUDA device is available; run on a machine with an NVIDIA GPU");
+      if (major < 8)
+        return Status::not_supported("the sm80 GEMM needs compute capability 8.0 or newer (this device is " + s(major) +
+                                     ".x); use a newer GPU");
+      int optin = 0;
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+      if (Cfg::smem_bytes > optin)
+        return Status::not_supported("the Config needs " + s(Cfg::smem_bytes) + " bytes of shared memory, the device allows " +
+                                     s(optin) + "; use fewer Stages or a smaller BlockTile");
+      return Status::success();
+    }
+  }
+
+  Status run(Args const& args, void* workspace = nullptr, cudaStream_t stream = nullptr) const {
+    TESSERA_RETURN_IF_ERROR(can_implement(args));
+    if constexpr (Cfg::valid) {
+      if (workspace_size(args) > 0 && workspace == nullptr)
+        return Status::workspace_too_small("split_k = " + std::to_string(args.split_k) + " needs " +
+                                           std::to_string(workspace_size(args)) +
+                                           " bytes of workspace (workspace_size()); pass a device buffer of that size");
+      sm80::Params<Cfg> p{};
+      p.m = args.m;
+      p.n = args.n;
+      p.k = args.k;
+      p.a = args.a;
+      p.lda = args.lda;
+      p.batch_stride_a = args.batch_stride_a;
+      p.b = args.b;
+      p.ldb = args.ldb;
+      p.batch_stride_b = args.batch_stride_b;
+      p.d = args.d;
+      p.d_row_stride = args.d_order == StorageOrder::kRowMajor ? args.ldd : 1;
+      p.d_col_stride = args.d_order == StorageOrder::kRowMajor ? 1 : args.ldd;
+      p.batch_stride_d = args.batch_stride_d;
+      p.tiles_m = tiles(args.m, Cfg::BM);
+      p.tiles_n = tiles(args.n, Cfg::BN);
+      p.raster_group = 8;  // 8 tile rows per group: A100/H100, 4096^3 bf16 (see docs/performance.md)
+      int const k_tiles = tiles(args.k, Cfg::BK);
+      p.k_splits = args.split_k;
+      p.k_tiles_per_split = tiles(k_tiles, args.split_k);
+      p.partials = static_cast<float*>(workspace);
+      p.epilogue = args.epilogue;
+      dim3 const grid(unsigned(p.tiles_m * p.tiles_n), unsigned(args.batch_count), unsigned(args.split_k));
+      cudaError_t err;
+      if (aligned16<EA>(args.a, args.lda, args.batch_stride_a) && aligned16<EB>(args.b, args.ldb, args.batch_stride_b)) {
+        err = launch<16, 16>(grid, p, stream);
+      } else {
+        // Narrower path: the widest access every address allows.
+        err = launch<narrow<EA>(), narrow<EB>()>(grid, p, stream);
+      }
+      if (err == cudaSuccess && args.split_k > 1) {
+        dim3 const rgrid(unsigned(std::min<std::int64_t>((std::int64_t(args.m) * args.n + 255) / 256, 65535)),
+                         unsigned(args.batch_count));
+        sm80::reduce_splits<Cfg><<<rgrid, 256, 0, stream>>>(p);
+        err = cudaGetLastError();
+      }
+      if (err != cudaSuccess) return Status::device_error(std::string("kernel launch failed: ") + cudaGetErrorString(err));
+    }
+    return Status::success();
+  }
+
+ private:
+  static int tiles(std::int64_t extent, int tile) { return int((extent + tile - 1) / tile); }
+
+  template <class T>
+  static bool aligned16(T const* p, std::int64_t ld, std::int64_t batch_stride) {
+    constexpr std::int64_t E = 16 / sizeof(T);
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % E == 0 && batch_stride % E == 0;
+  }
+
+  // The vector width of the narrow path: one element (a 4-byte cp.async for tf32, plain loads
+  // for 16- and 8-bit types, whose single elements are below cp.async's smallest copy).
+  template <class T>
+  static constexpr int narrow() {
+    return int(sizeof(T));
+  }
+
+  template <int VecA, int VecB>
+  static cudaError_t launch(dim3 grid, sm80::Params<Cfg> const& p, cudaStream_t stream) {
+    auto kernel = sm80::gemm_kernel<Cfg, VecA, VecB>;
+    if (Cfg::smem_bytes > 48 * 1024) {
+      cudaError_t const e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
+      if (e != cudaSuccess) return e;
+    }
+    kernel<<<grid, Cfg::threads, Cfg::smem_bytes, stream>>>(p);
+    return cudaGetLastError();
+  }
+};
+
+}  // namespace tessera::gemm

@@ -1,0 +1,223 @@
+// The sm_80 GEMM kernel: D = epilogue(A * B) for one output tile per thread block.
+//
+// Mainloop: a multistage cp.async pipeline brings BM x BK and BN x BK tiles into swizzled shared
+// memory; warps load MMA fragments with ldmatrix (or element by element for the MN-major tf32 /
+// int8 tiles, which ldmatrix cannot transpose) and issue mma.sync. Residues are zero-filled by the
+// copies. Epilogue: each accumulator knows its (row, col) from the block's C layout, runs the
+// epilogue chain and is stored (split-K: added to a float workspace, reduced by a second kernel).
+// tessera-header: cuda-only
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "tessera/arch/arch.hpp"
+#include "tessera/atom/copy_sm80.hpp"
+#include "tessera/atom/mma_sm80.hpp"
+#include "tessera/epilogue/chain.hpp"
+#include "tessera/epilogue/convert.hpp"
+#include "tessera/pipeline/gmem_to_smem.hpp"
+#include "tessera/pipeline/multistage.hpp"
+#include "tessera/tile/mma_tile.hpp"
+#include "tessera/tile/smem_layout.hpp"
+
+namespace tessera::gemm::sm80 {
+
+// Everything a launch needs, passed by value.
+template <class Cfg>
+struct Params {
+  int m, n, k;
+  typename Cfg::ElementA const* a;
+  std::int64_t lda, batch_stride_a;
+  typename Cfg::ElementB const* b;
+  std::int64_t ldb, batch_stride_b;
+  typename Cfg::ElementD* d;
+  std::int64_t d_row_stride, d_col_stride, batch_stride_d;
+  int tiles_m, tiles_n;
+  int raster_group;       // output tiles are visited in column groups of this many tile rows (L2 reuse)
+  int k_splits;           // 1: no split-K
+  int k_tiles_per_split;  // BK-tiles per split
+  float* partials;        // split-K: k_splits x batch x m x n floats, row-major, zeroed... see Gemm::run
+  typename Cfg::Epilogue epilogue;
+};
+
+template <class Cfg>
+struct Kernel {
+  using EA = typename Cfg::ElementA;
+  using EB = typename Cfg::ElementB;
+  using Acc = typename Cfg::ElementAccumulator;
+  using Traits = atom::MmaTraits<typename Cfg::MmaOp>;
+  static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, Threads = Cfg::threads, Stages = Cfg::stages;
+  using Tile = tile::MmaTile<typename Cfg::MmaOp, Cfg::warps_m, Cfg::warps_n, BM / (Cfg::warps_m * Traits::M),
+                             BN / (Cfg::warps_n * Traits::N)>;
+  static constexpr int AtomsM = Tile::atoms_m, AtomsN = Tile::atoms_n;
+  // Shared tiles: (mn, k) when K-major, (k, mn) when MN-major.
+  using SmemA = std::conditional_t<Cfg::a_k_major, tile::SwizzledTile<EA, BM, BK>, tile::SwizzledTile<EA, BK, BM>>;
+  using SmemB = std::conditional_t<Cfg::b_k_major, tile::SwizzledTile<EB, BN, BK>, tile::SwizzledTile<EB, BK, BN>>;
+  static constexpr int smem_bytes = Stages * (SmemA::size * int(sizeof(EA)) + SmemB::size * int(sizeof(EB)));
+  static_assert(smem_bytes == Cfg::smem_bytes, "gemm::sm80::Kernel: shared-memory accounting differs from the Config's");
+
+  // The (row, col) tile visited by linear block index `pid`: tiles in column groups of
+  // `group` tile rows, so that consecutive blocks share A rows and B columns in L2.
+  TESSERA_DEVICE static void raster(int pid, int tiles_m, int tiles_n, int group, int& tm, int& tn) {
+    int const per_group = group * tiles_n;
+    int const first_m = (pid / per_group) * group;
+    int const rows = tiles_m - first_m < group ? tiles_m - first_m : group;
+    tm = first_m + (pid % per_group) % rows;
+    tn = (pid % per_group) / rows;
+  }
+
+  // One operand's fragments for one K step: AtomsM (or AtomsN) atoms of the warp.
+  template <bool IsA, class E, class Smem, bool KMajor>
+  TESSERA_DEVICE static void load_fragments(std::uint32_t (&r)[IsA ? AtomsM : AtomsN][IsA ? 4 : 2], E const* tile,
+                                            int mn0, int k0, int lane) {
+    auto const offset = [](int row, int col) { return int(Smem::layout()(row, col)); };
+    constexpr int atom_mn = IsA ? Traits::M : Traits::N;
+    if constexpr (KMajor || sizeof(E) == 2) {
+      if constexpr (IsA) {
+TESSERA_UNROLL
+        for (int am = 0; am < AtomsM; ++am) {
+          if constexpr (KMajor) atom::ldmatrix_a_k_major(r[am], tile, offset, mn0 + am * atom_mn, k0, lane);
+          else atom::ldmatrix_a_mn_major(r[am], tile, offset, mn0 + am * atom_mn, k0, lane);
+        }
+      } else {
+TESSERA_UNROLL
+        for (int an = 0; an < AtomsN; an += 2) {
+          std::uint32_t x[4];
+          if constexpr (KMajor) atom::ldmatrix_b_k_major(x, tile, offset, mn0 + an * atom_mn, k0, lane);
+          else atom::ldmatrix_b_mn_major(x, tile, offset, mn0 + an * atom_mn, k0, lane);
+          r[an][0] = x[0];
+          r[an][1] = x[1];
+          r[an + 1][0] = x[2];
+          r[an + 1][1] = x[3];
+        }
+      }
+    } else {
+      // MN-major tf32 / int8: element by element, through the atom's thread-value layout.
+      constexpr int values = IsA ? Traits::M * Traits::K / 32 : Traits::N * Traits::K / 32;
+TESSERA_UNROLL
+      for (int i = 0; i < (IsA ? AtomsM : AtomsN); ++i) {
+        E v[values];
+TESSERA_UNROLL
+        for (int j = 0; j < values; ++j) {
+          int const idx = IsA ? int(Traits::a_layout()(lane, j)) : int(Traits::b_layout()(lane, j));
+          int const mn = idx % atom_mn, k = idx / atom_mn;
+          v[j] = tile[offset(k0 + k, mn0 + i * atom_mn + mn)];
+        }
+        std::memcpy(r[i], v, sizeof(v));
+      }
+    }
+  }
+
+  template <int VecA, int VecB>
+  TESSERA_DEVICE static void run(Params<Cfg> const& p, char* smem) {
+    int const tid = threadIdx.x;
+    int const lane = tid % 32, warp = tid / 32;
+    int const warp_m = warp % Cfg::warps_m, warp_n = warp / Cfg::warps_m;
+    int tm, tn;
+    raster(blockIdx.x, p.tiles_m, p.tiles_n, p.raster_group, tm, tn);
+    int const batch = blockIdx.y;
+    int const split = blockIdx.z;
+
+    EA* smem_a = reinterpret_cast<EA*>(smem);
+    EB* smem_b = reinterpret_cast<EB*>(smem + Stages * SmemA::size * int(sizeof(EA)));
+    EA const* a = p.a + batch * p.batch_stride_a;
+    EB const* b = p.b + batch * p.batch_stride_b;
+
+    int const k_begin = split * p.k_tiles_per_split * BK;
+    int const k_end = min(p.k, k_begin + p.k_tiles_per_split * BK);
+    int const k_tiles = (k_end - k_begin + BK - 1) / BK;
+
+    auto const offset_a = [](int row, int col) { return int(SmemA::layout()(row, col)); };
+    auto const offset_b = [](int row, int col) { return int(SmemB::layout()(row, col)); };
+    auto load = [&](int stage, int kt) {
+      int const k0 = k_begin + kt * BK;
+      EA* sa = smem_a + stage * SmemA::size;
+      EB* sb = smem_b + stage * SmemB::size;
+      if constexpr (Cfg::a_k_major) {
+        pipeline::copy_tile<BM, BK, Threads, VecA>(sa, offset_a, a, p.lda, tm * BM, k0, p.m, k_end, tid);
+      } else {
+        pipeline::copy_tile<BK, BM, Threads, VecA>(sa, offset_a, a, p.lda, k0, tm * BM, k_end, p.m, tid);
+      }
+      if constexpr (Cfg::b_k_major) {
+        pipeline::copy_tile<BN, BK, Threads, VecB>(sb, offset_b, b, p.ldb, tn * BN, k0, p.n, k_end, tid);
+      } else {
+        pipeline::copy_tile<BK, BN, Threads, VecB>(sb, offset_b, b, p.ldb, k0, tn * BN, k_end, p.n, tid);
+      }
+    };
+
+    Acc acc[Tile::c_values];
+TESSERA_UNROLL
+    for (int i = 0; i < Tile::c_values; ++i) acc[i] = Acc(0);
+
+    using Pipe = pipeline::Multistage<Stages>;
+    Pipe::prologue(load, k_tiles);
+    int const m0 = warp_m * AtomsM * Traits::M;
+    int const n0 = warp_n * AtomsN * Traits::N;
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      Pipe::wait_for_oldest();
+      Pipe::issue(load, kt + Stages - 1, k_tiles);
+      EA const* sa = smem_a + (kt % Stages) * SmemA::size;
+      EB const* sb = smem_b + (kt % Stages) * SmemB::size;
+TESSERA_UNROLL
+      for (int ks = 0; ks < BK / Traits::K; ++ks) {
+        std::uint32_t fa[AtomsM][4];
+        std::uint32_t fb[AtomsN][2];
+        load_fragments<true, EA, SmemA, Cfg::a_k_major>(fa, sa, m0, ks * Traits::K, lane);
+        load_fragments<false, EB, SmemB, Cfg::b_k_major>(fb, sb, n0, ks * Traits::K, lane);
+TESSERA_UNROLL
+        for (int am = 0; am < AtomsM; ++am)
+TESSERA_UNROLL
+          for (int an = 0; an < AtomsN; ++an) {
+            Acc(&c)[4] = *reinterpret_cast<Acc(*)[4]>(&acc[4 * (am + AtomsM * an)]);
+            Traits::Op::fma(c, fa[am], fb[an], c);
+          }
+      }
+    }
+    Pipe::drain();
+    store(p, acc, tm, tn, batch, split, tid);
+  }
+
+  // Accumulators to D through the epilogue, or to the split-K workspace.
+  TESSERA_DEVICE static void store(Params<Cfg> const& p, Acc const (&acc)[Tile::c_values], int tm, int tn, int batch,
+                                   int split, int tid) {
+TESSERA_UNROLL
+    for (int i = 0; i < Tile::c_values; ++i) {
+      int const idx = int(Tile::c_layout()(tid, i));
+      int const row = tm * BM + idx % BM;
+      int const col = tn * BN + idx / BM;
+      if (row >= p.m || col >= p.n) continue;
+      if (p.k_splits > 1) {
+        std::int64_t const at = ((std::int64_t(split) * gridDim.y + batch) * p.m + row) * p.n + col;
+        p.partials[at] = float(acc[i]);
+      } else {
+        float const y = p.epilogue(float(acc[i]), epilogue::Coord{row, col, batch});
+        p.d[batch * p.batch_stride_d + row * p.d_row_stride + col * p.d_col_stride] =
+            epilogue::convert_output<typename Cfg::ElementD>(y);
+      }
+    }
+  }
+};
+
+template <class Cfg, int VecA, int VecB>
+__global__ void __launch_bounds__(Cfg::threads) gemm_kernel(Params<Cfg> const p) {
+  extern __shared__ __align__(128) char smem[];
+  Kernel<Cfg>::template run<VecA, VecB>(p, smem);
+}
+
+// Split-K: sums the slices of the workspace and applies the epilogue. One thread per element.
+template <class Cfg>
+__global__ void reduce_splits(Params<Cfg> const p) {
+  std::int64_t const mn = std::int64_t(p.m) * p.n;
+  int const batch = blockIdx.y;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < mn; i += std::int64_t(gridDim.x) * blockDim.x) {
+    float sum = 0.0f;
+    for (int s = 0; s < p.k_splits; ++s) sum += p.partials[(std::int64_t(s) * gridDim.y + batch) * mn + i];
+    int const row = int(i / p.n), col = int(i % p.n);
+    float const y = p.epilogue(sum, epilogue::Coord{row, col, batch});
+    p.d[batch * p.batch_stride_d + row * p.d_row_stride + col * p.d_col_stride] =
+        epilogue::convert_output<typename Cfg::ElementD>(y);
+  }
+}
+
+}  // namespace tessera::gemm::sm80

@@ -1,0 +1,268 @@
+// The GEMM test harness: random operands in their storage layouts, outputs poisoned before each
+// run, a host reference in double precision through the same epilogue chain, per-element error
+// bounds for the types involved.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <cstdint>
+#include <random>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "../support/device_check.hpp"
+#include "tessera/epilogue/activations.hpp"
+#include "tessera/epilogue/convert.hpp"
+#include "tessera/epilogue/tensor_stages.hpp"
+#include "tessera/gemm/gemm.hpp"
+
+namespace tessera::test {
+
+template <class T>
+double as_double(T x) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    return double(x);
+  } else {
+    return double(x.to_float());
+  }
+}
+
+template <class T>
+T random_value(std::mt19937& rng) {
+  if constexpr (std::is_integral_v<T>) {
+    std::uniform_int_distribution<int> d(-8, 8);
+    int x;
+    do { x = d(rng); } while (x == 0);
+    return T(x);
+  } else {
+    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+    float x;
+    do { x = d(rng); } while (x == 0.0f);
+    if constexpr (std::is_same_v<T, float>) {
+      return x;
+    } else {
+      return T(x);
+    }
+  }
+}
+
+// Relative precision of a type's rounding (half an ulp at 1), 0 for exact integer arithmetic.
+template <class T>
+double unit_roundoff() {
+  if constexpr (std::is_same_v<T, bfloat16>) return std::ldexp(1.0, -8);
+  else if constexpr (std::is_same_v<T, half>) return std::ldexp(1.0, -11);
+  else if constexpr (std::is_same_v<T, float>) return std::ldexp(1.0, -24);
+  else if constexpr (std::is_same_v<T, float8_e4m3>) return std::ldexp(1.0, -4);
+  else if constexpr (std::is_same_v<T, float8_e5m2>) return std::ldexp(1.0, -3);
+  else return 0.0;
+}
+
+struct GemmCase {
+  int m, n, k;
+  int batch = 1;
+  int split_k = 1;
+  int pad = -1;                  // -1: leading dimensions rounded up to 16 elements plus 16 (the 16-byte
+                                 // fast path); >= 0: the extent plus this many (odd: the narrow path)
+  int misalign = 0;              // operand pointers start this many elements past an aligned address
+  gemm::StorageOrder d_order = gemm::StorageOrder::kRowMajor;
+};
+
+// A column of everything the epilogue stages may read, owned by the test.
+struct EpilogueData {
+  std::vector<float> row_vec, col_vec, row_vec2, col_vec2;  // bias / scale / shift
+  std::vector<float> c;                                     // C (for beta) and the residual, M x N row-major per batch
+  DeviceBuffer<float>* d_row_vec = nullptr;
+};
+
+template <class Cfg>
+class GemmCheck {
+ public:
+  using EA = typename Cfg::ElementA;
+  using EB = typename Cfg::ElementB;
+  using ED = typename Cfg::ElementD;
+  using Epi = typename Cfg::Epilogue;
+
+  // Runs the case with `epi` (whose device pointers the caller filled) and compares with the host.
+  // `host_epi` is the same chain with host pointers, evaluated on the host for the reference.
+  static void run(GemmCase const& cs, Epi const& epi, Epi const& host_epi, unsigned seed = 1) {
+    tessera::test::require_gpu();
+    INFO("M=" << cs.m << " N=" << cs.n << " K=" << cs.k << " batch=" << cs.batch << " split_k=" << cs.split_k
+              << " pad=" << cs.pad << " misalign=" << cs.misalign
+              << " D " << (cs.d_order == gemm::StorageOrder::kRowMajor ? "row" : "column") << "-major");
+    std::mt19937 rng(seed);
+    int const m = cs.m, n = cs.n, k = cs.k, batch = cs.batch;
+    auto ld_for = [&](std::int64_t extent) { return cs.pad < 0 ? (extent + 15) / 16 * 16 + 16 : extent + cs.pad; };
+    std::int64_t const lda = ld_for(Cfg::a_k_major ? k : m);
+    std::int64_t const ldb = ld_for(Cfg::b_k_major ? k : n);
+    std::int64_t const ldd = ld_for(cs.d_order == gemm::StorageOrder::kRowMajor ? n : m);
+    std::int64_t const sa = ld_for(lda * (Cfg::a_k_major ? m : k));  // batch strides
+    std::int64_t const sb = ld_for(ldb * (Cfg::b_k_major ? n : k));
+    std::int64_t const sd = ldd * (cs.d_order == gemm::StorageOrder::kRowMajor ? m : n);
+    std::vector<EA> ha(std::size_t(sa * batch) + cs.misalign);
+    std::vector<EB> hb(std::size_t(sb * batch) + cs.misalign);
+    for (auto& x : ha) x = random_value<EA>(rng);
+    for (auto& x : hb) x = random_value<EB>(rng);
+    DeviceBuffer<EA> da(ha);
+    DeviceBuffer<EB> db(hb);
+    DeviceBuffer<ED> dd(std::size_t(sd * batch));  // poisoned (0xA5 bytes)
+
+    gemm::Arguments<Cfg> args;
+    args.m = m;
+    args.n = n;
+    args.k = k;
+    args.a = da.get() + cs.misalign;
+    args.lda = lda;
+    args.b = db.get() + cs.misalign;
+    args.ldb = ldb;
+    args.d = dd.get();
+    args.ldd = ldd;
+    args.d_order = cs.d_order;
+    args.batch_count = batch;
+    args.batch_stride_a = batch > 1 ? sa : 0;
+    args.batch_stride_b = batch > 1 ? sb : 0;
+    args.batch_stride_d = batch > 1 ? sd : 0;
+    args.split_k = cs.split_k;
+    args.epilogue = epi;
+    gemm::Gemm<Cfg> op;
+    std::size_t const ws_bytes = op.workspace_size(args);
+    DeviceBuffer<char> ws(ws_bytes > 0 ? ws_bytes : 1);
+    Status const s = op.run(args, ws_bytes > 0 ? ws.get() : nullptr);
+    INFO(s.message());
+    REQUIRE(s.ok());
+    TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
+    auto const got = dd.to_host();
+
+    auto A = [&](int b, int i, int kk) {
+      return as_double(ha[cs.misalign + b * (batch > 1 ? sa : 0) + (Cfg::a_k_major ? i * lda + kk : kk * lda + i)]);
+    };
+    auto B = [&](int b, int kk, int j) {
+      return as_double(hb[cs.misalign + b * (batch > 1 ? sb : 0) + (Cfg::b_k_major ? j * ldb + kk : kk * ldb + j)]);
+    };
+    std::vector<int> bad_rows(std::size_t(m) * batch, 0);
+    double const u_out = unit_roundoff<ED>();
+    // Accumulation in float (or exact int32); tf32 inputs are rounded to 10 mantissa bits.
+    double const u_acc = std::is_same_v<EA, float> ? std::ldexp(1.0, -10) : (std::is_integral_v<EA> ? 0.0 : std::ldexp(1.0, -22));
+    auto check_rows = [&](int lo, int hi) {
+      for (int r = lo; r < hi; ++r) {
+        int const b = r / m, i = r % m;
+        for (int j = 0; j < n; ++j) {
+          double acc = 0, mag = 0;
+          for (int kk = 0; kk < k; ++kk) {
+            double const p = A(b, i, kk) * B(b, kk, j);
+            acc += p;
+            mag += std::fabs(p);
+          }
+          float const y = host_epi(float(acc), epilogue::Coord{i, j, b});
+          double const want = as_double(epilogue::convert_output<ED>(y));
+          std::int64_t const at = b * (batch > 1 ? sd : 0) +
+                                  (cs.d_order == gemm::StorageOrder::kRowMajor ? i * ldd + j : j * ldd + i);
+          double const have = as_double(got[std::size_t(at)]);
+          // |error| <= output rounding + accumulation error carried through a Lipschitz-2 epilogue
+          double const tol = 2 * u_out * std::fabs(want) + 4 * u_acc * mag + 1e-6;
+          if (!(std::fabs(have - want) <= tol)) ++bad_rows[std::size_t(r)];
+        }
+      }
+    };
+    int const rows = m * batch;
+    unsigned const workers = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (unsigned w = 0; w < workers; ++w)
+      pool.emplace_back(check_rows, int(std::int64_t(rows) * w / workers), int(std::int64_t(rows) * (w + 1) / workers));
+    for (auto& t : pool) t.join();
+    int bad = 0, first_bad = -1;
+    for (int r = 0; r < rows; ++r) {
+      bad += bad_rows[std::size_t(r)];
+      if (bad_rows[std::size_t(r)] && first_bad < 0) first_bad = r;
+    }
+    INFO("first wrong row " << first_bad);
+    REQUIRE(bad == 0);
+    // Nothing outside D's elements was written: the padding keeps its poison.
+    if (batch == 1) {
+      std::int64_t const outer = cs.d_order == gemm::StorageOrder::kRowMajor ? m : n;
+      std::int64_t const inner = cs.d_order == gemm::StorageOrder::kRowMajor ? n : m;
+      ED poison;
+      std::memset(&poison, 0xA5, sizeof(ED));
+      for (std::int64_t r = 0; r < outer; ++r)
+        for (std::int64_t p = inner; p < ldd; ++p)
+          REQUIRE(std::memcmp(&got[std::size_t(r * ldd + p)], &poison, sizeof(ED)) == 0);
+    }
+  }
+
+  static void run(GemmCase const& cs) { run(cs, Epi{}, Epi{}); }
+};
+
+// Every epilogue stage the library ships, each switchable at run time: one kernel per type x
+// layout tests them all. All off (the default) is the identity.
+namespace ep = tessera::epilogue;
+using AllStages = ep::Chain<ep::Optional<ep::LinearCombination<float>>, ep::Optional<ep::Bias<ep::PerRow>>,
+                            ep::Optional<ep::Bias<ep::PerColumn>>, ep::Optional<ep::ScaleShift<ep::PerRow>>,
+                            ep::Optional<ep::ScaleShift<ep::PerColumn>>, ep::Optional<ep::ResidualAdd<float>>,
+                            ep::Optional<ep::Relu>, ep::Optional<ep::GeluTanh>, ep::Optional<ep::GeluErf>,
+                            ep::Optional<ep::Silu>, ep::Optional<ep::Sigmoid>, ep::Optional<ep::Clamp>,
+                            ep::Optional<ep::ConvertTo<half>>>;
+inline constexpr int kAllStagesCount = AllStages::size;
+inline char const* const kStageNames[] = {"LinearCombination", "Bias<PerRow>", "Bias<PerColumn>", "ScaleShift<PerRow>",
+                                          "ScaleShift<PerColumn>", "ResidualAdd", "Relu", "GeluTanh", "GeluErf",
+                                          "Silu", "Sigmoid", "Clamp", "ConvertTo<half>"};
+
+// Runs `cs` once per stage (that stage alone) and once with every stage on.
+template <class Cfg>
+void check_every_stage(GemmCase const& cs) {
+  static_assert(std::is_same_v<typename Cfg::Epilogue, AllStages>, "check_every_stage: the Config's epilogue must be AllStages");
+  std::mt19937 rng(99);
+  auto vec = [&](int len) {
+    std::vector<float> v(static_cast<std::size_t>(len));
+    for (auto& x : v) x = random_value<float>(rng);
+    return v;
+  };
+  int const m = cs.m, n = cs.n;
+  auto const row_a = vec(m), row_b = vec(m), col_a = vec(n), col_b = vec(n), c = vec(m * n * cs.batch), r = vec(m * n * cs.batch);
+  DeviceBuffer<float> d_row_a(row_a), d_row_b(row_b), d_col_a(col_a), d_col_b(col_b), d_c(c), d_r(r);
+  // Fills the chain with either the device or the host copies of the data.
+  auto make = [&](bool device, int only) {
+    AllStages e;
+    auto pick = [&](DeviceBuffer<float>& d, std::vector<float> const& h) { return device ? d.get() : h.data(); };
+    auto on = [&](int i) { return only < 0 || only == i; };
+    std::int64_t const mn = std::int64_t(m) * n;
+    get<0>(e.stages) = {{0.75f, -0.5f, ep::MatrixRef<float>::row_major(pick(d_c, c), n, mn)}, on(0)};
+    get<1>(e.stages) = {{pick(d_row_a, row_a)}, on(1)};
+    get<2>(e.stages) = {{pick(d_col_a, col_a)}, on(2)};
+    get<3>(e.stages) = {{pick(d_row_a, row_a), pick(d_row_b, row_b)}, on(3)};
+    get<4>(e.stages) = {{pick(d_col_a, col_a), pick(d_col_b, col_b)}, on(4)};
+    get<5>(e.stages) = {{ep::MatrixRef<float>::row_major(pick(d_r, r), n, mn)}, on(5)};
+    get<6>(e.stages).enabled = on(6);
+    get<7>(e.stages).enabled = on(7);
+    get<8>(e.stages).enabled = on(8);
+    get<9>(e.stages).enabled = on(9);
+    get<10>(e.stages).enabled = on(10);
+    get<11>(e.stages) = {{-0.25f, 0.5f}, on(11)};
+    get<12>(e.stages).enabled = on(12);
+    return e;
+  };
+  for (int s = -1; s < kAllStagesCount; ++s) {
+    INFO("epilogue: " << (s < 0 ? "every stage" : kStageNames[s]));
+    GemmCheck<Cfg>::run(cs, make(true, s), make(false, s), unsigned(7 + s));
+  }
+}
+
+// The shapes every type x layout runs: ones, primes, tile residues in every dimension, K shorter
+// and longer than a tile, and one of a thousand. With TESSERA_TEST_SMALL set (the sanitizer runs),
+// only the cases of at most 2^21 multiply-adds.
+inline std::vector<GemmCase> standard_cases() {
+  std::vector<GemmCase> all = {
+      {1, 1, 1},       {7, 7, 7},          {1, 127, 64},       {127, 1, 33},       {16, 8, 16},
+      {127, 61, 129},  {131, 257, 97},     {128, 128, 64},     {200, 96, 1},       {64, 64, 2048, 1, 4},
+      {33, 65, 300, 3}, {1000, 1000, 1000}, {129, 130, 131, 1, 1, -1, 0, gemm::StorageOrder::kColumnMajor},
+      {61, 67, 71, 2, 1, 3},  // odd leading dimensions: the narrow-alignment path
+      {40, 24, 64, 1, 1, 0, 1},  // operands one element past an aligned address: the narrow path
+  };
+  if (std::getenv("TESSERA_TEST_SMALL") == nullptr) return all;
+  std::vector<GemmCase> small;
+  for (auto const& c : all)
+    if (std::int64_t(c.m) * c.n * c.k * c.batch <= (std::int64_t(1) << 21)) small.push_back(c);
+  return small;
+}
+
+}  // namespace tessera::test

@@ -1,0 +1,80 @@
+// Bad arguments: can_implement says what is wrong and how to fix it, run launches nothing and
+// D keeps its poison.
+#include "gemm_check.hpp"
+
+using namespace tessera;
+using tessera::test::DeviceBuffer;
+
+namespace {
+using Cfg = gemm::Config<arch::Sm80, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float,
+                         gemm::BlockTile<128, 128, 32>, gemm::Warps<2, 2>, gemm::Stages<3>>;
+
+struct Fixture {
+  DeviceBuffer<bfloat16> a{64 * 64}, b{64 * 64}, d{64 * 64};
+  gemm::Arguments<Cfg> good() {
+    gemm::Arguments<Cfg> args;
+    args.m = args.n = args.k = 64;
+    args.a = a.get();
+    args.lda = 64;
+    args.b = b.get();
+    args.ldb = 64;
+    args.d = d.get();
+    args.ldd = 64;
+    return args;
+  }
+  // Runs the bad arguments: the Status must carry `code` and `message`, and D must be untouched.
+  void expect_rejected(gemm::Arguments<Cfg> const& args, StatusCode code, std::string const& message) {
+    gemm::Gemm<Cfg> op;
+    Status const checked = op.can_implement(args);
+    INFO(checked.message());
+    REQUIRE(checked.code() == code);
+    REQUIRE_THAT(checked.message(), Catch::Contains(message));
+    Status const ran = op.run(args);
+    REQUIRE(ran.code() == code);
+    TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
+    for (auto const& x : d.to_host()) REQUIRE(x.bits() == 0xA5A5);  // nothing was written
+  }
+};
+}  // namespace
+
+TEST_CASE("sm80 GEMM rejects bad arguments with a fixable message and launches nothing", "[gpu][gemm][sm80][errors]") {
+  tessera::test::require_gpu();
+  Fixture f;
+  REQUIRE(gemm::Gemm<Cfg>::can_implement(f.good()).ok());
+
+  auto args = f.good();
+  args.m = 0;
+  f.expect_rejected(args, StatusCode::kInvalidArgument, "M, N and K must be at least 1; got M = 0");
+  args = f.good();
+  args.k = -5;
+  f.expect_rejected(args, StatusCode::kInvalidArgument, "K = -5");
+  args = f.good();
+  args.b = nullptr;
+  f.expect_rejected(args, StatusCode::kInvalidArgument, "a null pointer for B");
+  args = f.good();
+  args.lda = 32;
+  f.expect_rejected(args, StatusCode::kInvalidArgument, "lda = 32 is smaller than K = 64 for a row-major A; pass lda >= 64");
+  args = f.good();
+  args.ldb = 10;
+  f.expect_rejected(args, StatusCode::kInvalidArgument, "ldb = 10 is smaller than K = 64 for a column-major B");
+  args = f.good();
+  args.d_order = gemm::StorageOrder::kColumnMajor;
+  args.ldd = 63;
+  f.expect_rejected(args, StatusCode::kInvalidArgument, "ldd = 63 is smaller than M = 64");
+  args = f.good();
+  args.split_k = 3;  // K = 64 has 2 tiles of 32
+  f.expect_rejected(args, StatusCode::kInvalidArgument, "split_k = 3 must be between 1 and the number of K tiles (2");
+  args = f.good();
+  args.batch_count = 0;
+  f.expect_rejected(args, StatusCode::kInvalidArgument, "batch_count = 0 must be at least 1");
+
+  // Split-K without a workspace: can_implement is fine (the sizes are), run says what is missing.
+  args = f.good();
+  args.split_k = 2;
+  REQUIRE(gemm::Gemm<Cfg>::can_implement(args).ok());
+  REQUIRE(gemm::Gemm<Cfg>::workspace_size(args) == 2u * 64 * 64 * sizeof(float));
+  Status const s = gemm::Gemm<Cfg>{}.run(args, nullptr);
+  REQUIRE(s.code() == StatusCode::kWorkspaceTooSmall);
+  REQUIRE_THAT(s.message(), Catch::Contains("needs 32768 bytes of workspace"));
+  for (auto const& x : f.d.to_host()) REQUIRE(x.bits() == 0xA5A5);
+}

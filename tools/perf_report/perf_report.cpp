@@ -47,19 +47,26 @@ File read(std::string const& path) {
   for (auto const& b : j["benchmarks"]) {
     if (b.value("aggregate_name", std::string()) != "median") continue;
     std::string name = b.value("run_name", b.value("name", std::string()));
-    // Drop the runner's suffixes: /repeats:15, /manual_time, /real_time, /min_time:0.5, ...
-    for (;;) {
-      auto cut = name.rfind('/');
+    // "<problem>/<implementation>[/arg:value...][/repeats:N][/manual_time]": the runner's suffixes
+    // are dropped, the arguments stay with the problem.
+    std::vector<std::string> parts;
+    for (std::size_t start = 0;;) {
+      auto const cut = name.find('/', start);
+      parts.push_back(name.substr(start, cut == std::string::npos ? std::string::npos : cut - start));
       if (cut == std::string::npos) break;
-      std::string last = name.substr(cut + 1);
-      if (last.find(':') == std::string::npos && last != "manual_time" && last != "real_time" && last != "process_time")
-        break;
-      name.resize(cut);
+      start = cut + 1;
     }
-    auto slash = name.rfind('/');
-    std::string problem = slash == std::string::npos ? name : name.substr(0, slash);
+    auto runner_suffix = [](std::string const& seg) {
+      for (char const* p : {"repeats:", "min_time:", "iterations:", "threads:", "min_warmup_time:"})
+        if (seg.rfind(p, 0) == 0) return true;
+      return seg == "manual_time" || seg == "real_time" || seg == "process_time";
+    };
+    std::string problem = parts[0], impl = parts.size() > 1 ? parts[1] : "tessera", args;
+    for (std::size_t i = 2; i < parts.size(); ++i)
+      if (!runner_suffix(parts[i])) args += (args.empty() ? "" : " ") + parts[i];
+    if (!args.empty()) problem += " " + args;
     Row r;
-    r.impl = slash == std::string::npos ? "tessera" : name.substr(slash + 1);
+    r.impl = impl;
     r.median_us = to_us(b.value("real_time", 0.0), b.value("time_unit", std::string("ns")));
     for (auto const& [k, v] : b.items()) {
       if (v.is_number() && (k.find("/s") != std::string::npos || k.find("FLOP") != std::string::npos)) r.counters[k] = v.get<double>();

@@ -198,7 +198,8 @@ void BM_cublas_then_bias_gelu(benchmark::State& state) {
 void shapes(benchmark::internal::Benchmark* b) {
   b->Args({4096, 4096, 4096})->Args({8192, 8192, 8192});
   for (int m : {16, 128, 4096})
-    for (auto [n, k] : {std::pair{4096, 4096}, std::pair{14336, 4096}, std::pair{4096, 14336}}) b->Args({m, n, k});
+    for (auto [n, k] : {std::pair{4096, 4096}, std::pair{14336, 4096}, std::pair{4096, 14336}})
+      if (!(m == 4096 && n == 4096 && k == 4096)) b->Args({m, n, k});  // 4096^3 is already the first
   b->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(7)->ReportAggregatesOnly(true);
   b->ArgNames({"m", "n", "k"});
 }

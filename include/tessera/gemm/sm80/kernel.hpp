@@ -150,27 +150,40 @@ TESSERA_UNROLL
 TESSERA_UNROLL
     for (int i = 0; i < Tile::c_values; ++i) acc[i] = Acc(0);
 
+    // Mainloop. Fragments are double-buffered in registers: the loads of k-step s + 1 are issued
+    // before the MMAs of s. The barrier that hands over to the next stage sits before the last
+    // k-step's MMAs (whose fragments are already in registers), so the MMAs cover its latency; the
+    // refill of the stage just finished is issued at the next tile's first k-step.
     using Pipe = pipeline::Multistage<Stages>;
-    Pipe::prologue(load, k_tiles);
+    constexpr int KS = BK / Traits::K;
     int const m0 = warp_m * AtomsM * Traits::M;
     int const n0 = warp_n * AtomsN * Traits::N;
+    std::uint32_t fa[2][AtomsM][4];
+    std::uint32_t fb[2][AtomsN][2];
+    Pipe::prologue(load, k_tiles);
+    Pipe::wait_for_oldest();
+    int read_stage = 0;
+    load_fragments<true, EA, SmemA, Cfg::a_k_major>(fa[0], smem_a, m0, 0, lane);
+    load_fragments<false, EB, SmemB, Cfg::b_k_major>(fb[0], smem_b, n0, 0, lane);
     for (int kt = 0; kt < k_tiles; ++kt) {
-      Pipe::wait_for_oldest();
-      Pipe::issue(load, kt + Stages - 1, k_tiles);
-      EA const* sa = smem_a + (kt % Stages) * SmemA::size;
-      EB const* sb = smem_b + (kt % Stages) * SmemB::size;
-TESSERA_UNROLL
-      for (int ks = 0; ks < BK / Traits::K; ++ks) {
-        std::uint32_t fa[AtomsM][4];
-        std::uint32_t fb[AtomsN][2];
-        load_fragments<true, EA, SmemA, Cfg::a_k_major>(fa, sa, m0, ks * Traits::K, lane);
-        load_fragments<false, EB, SmemB, Cfg::b_k_major>(fb, sb, n0, ks * Traits::K, lane);
-TESSERA_UNROLL
+      TESSERA_UNROLL
+      for (int ks = 0; ks < KS; ++ks) {
+        if (ks == KS - 1) {
+          Pipe::wait_for_oldest();  // tile kt + 1 has landed; every warp is done reading tile kt
+          read_stage = read_stage + 1 == Stages ? 0 : read_stage + 1;
+        }
+        int const next_k = ((ks + 1) % KS) * Traits::K;
+        load_fragments<true, EA, SmemA, Cfg::a_k_major>(fa[(ks + 1) % 2], smem_a + read_stage * SmemA::size, m0,
+                                                         next_k, lane);
+        load_fragments<false, EB, SmemB, Cfg::b_k_major>(fb[(ks + 1) % 2], smem_b + read_stage * SmemB::size, n0,
+                                                          next_k, lane);
+        if (ks == 0) Pipe::issue(load, kt + Stages - 1, k_tiles);
+        TESSERA_UNROLL
         for (int am = 0; am < AtomsM; ++am)
-TESSERA_UNROLL
+          TESSERA_UNROLL
           for (int an = 0; an < AtomsN; ++an) {
             Acc(&c)[4] = *reinterpret_cast<Acc(*)[4]>(&acc[4 * (am + AtomsM * an)]);
-            Traits::Op::fma(c, fa[am], fb[an], c);
+            Traits::Op::fma(c, fa[ks % 2][am], fb[ks % 2][an], c);
           }
       }
     }

@@ -1,0 +1,52 @@
+// The ceiling of mma.sync on this GPU: warps issuing independent m16n8k16 bf16 MMAs from registers,
+// no memory traffic. Any mma.sync GEMM is bounded by this rate (wgmma's is higher on Hopper).
+#include "bench_util.hpp"
+#include "tessera/arch/sm80/mma.hpp"
+
+namespace {
+
+constexpr int kChains = 8;    // independent accumulators per warp: covers the MMA latency
+constexpr int kIters = 4096;
+
+__global__ void mma_loop(float* out, std::uint32_t seed) {
+  std::uint32_t a[4] = {seed, seed ^ 1u, seed ^ 2u, seed ^ 3u};
+  std::uint32_t b[2] = {seed ^ 4u, seed ^ 5u};
+  float acc[kChains][4] = {};
+  for (int i = 0; i < kIters; ++i) {
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) tessera::arch::Sm80_16x8x16_F32BF16BF16F32_TN::fma(acc[c], a, b, acc[c]);
+  }
+  float s = 0;
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) s += acc[c][0] + acc[c][1] + acc[c][2] + acc[c][3];
+  if (s == 12345.0f) out[threadIdx.x] = s;  // keeps the loop alive
+}
+
+void BM_mma_sync_peak(benchmark::State& state) {
+  int sms = 0;
+  TESSERA_BENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  float* out;
+  TESSERA_BENCH_CUDA(cudaMalloc(&out, 1024 * sizeof(float)));
+  int const blocks = sms * 4, threads = 256;
+  tessera::bench::run_timed(state, [&] { mma_loop<<<blocks, threads>>>(out, 7u); });
+  double const flops = double(blocks) * (threads / 32) * kIters * kChains * 2.0 * 16 * 8 * 16;
+  state.counters["TFLOP/s"] = benchmark::Counter(flops * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
+  cudaFree(out);
+}
+
+}  // namespace
+
+BENCHMARK(BM_mma_sync_peak)
+    ->Name("mma_sync_bf16_16x8x16_peak/registers")
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond)
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true);
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  tessera::bench::add_device_context();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

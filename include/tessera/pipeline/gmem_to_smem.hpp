@@ -5,6 +5,7 @@
 // so that residue tiles need no special case downstream: the zeros add nothing to the product.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 #include "tessera/arch/sm80/cp_async.hpp"
@@ -44,5 +45,57 @@ TESSERA_UNROLL_N(VecBytes >= 4 ? (total + Threads - 1) / Threads : 1)
     }
   }
 }
+
+// The same copy with each thread's addresses computed once: a thread always copies the same
+// column of 16-byte vectors (Threads is a multiple of the vectors per row), every
+// Threads / per_row rows, so its source advances by a pointer increment and its destination is
+// a fixed offset per stage. Used by the GEMM mainloop, called once per k-tile.
+template <int Rows, int Cols, int Threads, int VecBytes, class T, class Tile>
+struct TileCopy {
+  static constexpr int E = VecBytes / int(sizeof(T));
+  static constexpr int per_row = Cols / E;
+  static constexpr int row_step = Threads / per_row;  // rows between a thread's vectors
+  static constexpr int iters = (Rows + row_step - 1) / row_step;
+  static constexpr bool applicable = VecBytes >= 4 && Threads % per_row == 0 &&
+                                     Tile::swizzle_row_bits <= std::countr_zero(unsigned(row_step > 0 ? row_step : 1));
+
+  T const* src;            // this thread's first vector in global memory
+  std::int64_t row_pitch;  // elements between its vectors (row_step rows)
+  std::uint32_t dst;       // byte offset of its first vector in a stage
+  int row, col;            // global coordinate of its first vector
+  int tile_row;            // its first vector's row within the tile
+
+  TESSERA_DEVICE TileCopy(T const* gmem, std::int64_t ld, int row0, int col0, int tid) {
+    int const r = tid / per_row, c = (tid % per_row) * E;
+    tile_row = r;
+    row = row0 + r;
+    col = col0 + c;
+    src = gmem + row * ld + col;
+    row_pitch = row_step * ld;
+    dst = std::uint32_t(Tile::layout()(r, c)) * sizeof(T);
+  }
+
+  // Copies the tile at the current position into the stage at shared address `stage`, treating
+  // rows >= rows and columns >= cols as zeros.
+  TESSERA_DEVICE void copy(std::uint32_t stage, int rows, int cols, T const* gmem_base) const {
+    int const left = cols - col;
+    int const valid_cols = left < 0 ? 0 : (left > E ? E : left);
+    TESSERA_UNROLL
+    for (int it = 0; it < iters; ++it) {
+      if (Rows % row_step != 0 && tile_row + it * row_step >= Rows) break;
+      int const valid = row + it * row_step < rows ? valid_cols : 0;
+      T const* p = valid > 0 ? src + it * row_pitch : gmem_base;
+      arch::cp_async_zfill<VecBytes>(stage + dst + std::uint32_t(it * row_step * Cols * int(sizeof(T))), p,
+                                     valid * int(sizeof(T)));
+    }
+  }
+
+  // Moves to the next tile: dr rows and dc columns further (one of them is the k-tile's extent).
+  TESSERA_DEVICE void advance(int dr, int dc, std::int64_t ld) {
+    row += dr;
+    col += dc;
+    src += dr * ld + dc;
+  }
+};
 
 }  // namespace tessera::pipeline

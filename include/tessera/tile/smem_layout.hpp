@@ -30,6 +30,11 @@ struct SwizzledTile {
   static constexpr int shift = std::countr_zero(unsigned(chunks_per_row)) > 3 ? std::countr_zero(unsigned(chunks_per_row)) : 3;
   using swizzle_type = Swizzle<bits, base, shift>;
 
+  // How many low bits of the row index the swizzle reads: adding a multiple of 2^swizzle_row_bits
+  // rows to a coordinate adds rows * Cols to its offset, unswizzled (address arithmetic relies on it).
+  static constexpr int log2_cols = std::countr_zero(unsigned(Cols));
+  static constexpr int swizzle_row_bits = base + shift + bits - log2_cols > 0 ? base + shift + bits - log2_cols : 0;
+
   // (row, col) -> element offset.
   TESSERA_HD static constexpr auto layout() {
     return composition(swizzle_type{}, make_layout(make_tuple(Int<Rows>{}, Int<Cols>{}), make_tuple(Int<Cols>{}, _1{})));

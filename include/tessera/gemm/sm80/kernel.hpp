@@ -67,6 +67,64 @@ struct Kernel {
     tn = (pid % per_group) / rows;
   }
 
+  // Shared-memory addresses of one operand's ldmatrix loads, computed once per thread: every
+  // (atom, k-step) address is the base plus a constant, then XOR a constant. This holds because the
+  // swizzle reads only the low 4 bits of a row (static_assert below), so moving by 16 rows adds
+  // rows * Cols unswizzled, and because the per-step offsets occupy other bits than the lane's.
+  template <bool IsA, class E, class Smem, bool KMajor>
+  struct FragmentAddress {
+    static constexpr int sz = int(sizeof(E));
+    static constexpr int cols = IsA ? (KMajor ? BK : BM) : (KMajor ? BK : BN);
+    static_assert(Smem::swizzle_row_bits <= 4, "gemm::sm80: the shared tile's swizzle reads more than 4 row bits");
+    std::uint32_t base;  // shared address of this lane's row for atom 0, k-step 0, stage 0
+
+    TESSERA_DEVICE FragmentAddress(E const* tile, int mn0, int lane) {
+      constexpr int EL = 16 / sz;  // elements per 16-byte chunk
+      int row, col;
+      if constexpr (KMajor) {
+        row = mn0 + (lane % 8) + (IsA ? 8 * ((lane / 8) % 2) : 8 * (lane / 16));
+        col = EL * (IsA ? lane / 16 : (lane / 8) % 2);
+      } else {
+        row = (lane % 8) + (IsA ? 8 * (lane / 16) : 8 * ((lane / 8) % 2));
+        col = mn0 + (IsA ? 8 * ((lane / 8) % 2) : 8 * (lane / 16));
+      }
+      base = arch::smem_address(tile) + std::uint32_t(Smem::layout()(row, col)) * sz;
+    }
+    // Atom `i` (A) or atom pair `i` (B: 16 columns), k-step ks, in the stage at byte offset `stage`.
+    TESSERA_DEVICE std::uint32_t at(std::uint32_t stage, int i, int ks) const {
+      if constexpr (KMajor) {
+        return (base + stage + std::uint32_t(i * 16 * cols * sz)) ^ std::uint32_t(ks * Traits::K * sz);
+      } else {
+        return ((base + stage) ^ std::uint32_t(i * 16 * sz)) + std::uint32_t(ks * Traits::K * cols * sz);
+      }
+    }
+  };
+
+  // Fast path: 16-bit MN-major or any K-major tile, through precomputed addresses.
+  template <bool IsA, class E, class Smem, bool KMajor>
+  TESSERA_DEVICE static void load_fragments_at(std::uint32_t (&r)[IsA ? AtomsM : AtomsN][IsA ? 4 : 2],
+                                               FragmentAddress<IsA, E, Smem, KMajor> const& fa, std::uint32_t stage,
+                                               int ks) {
+    if constexpr (IsA) {
+      TESSERA_UNROLL
+      for (int am = 0; am < AtomsM; ++am) {
+        if constexpr (KMajor) arch::ldmatrix_x4(r[am], fa.at(stage, am, ks));
+        else arch::ldmatrix_x4_trans(r[am], fa.at(stage, am, ks));
+      }
+    } else {
+      TESSERA_UNROLL
+      for (int an = 0; an < AtomsN; an += 2) {
+        std::uint32_t x[4];
+        if constexpr (KMajor) arch::ldmatrix_x4(x, fa.at(stage, an / 2, ks));
+        else arch::ldmatrix_x4_trans(x, fa.at(stage, an / 2, ks));
+        r[an][0] = x[0];
+        r[an][1] = x[1];
+        r[an + 1][0] = x[2];
+        r[an + 1][1] = x[3];
+      }
+    }
+  }
+
   // One operand's fragments for one K step: AtomsM (or AtomsN) atoms of the warp.
   template <bool IsA, class E, class Smem, bool KMajor>
   TESSERA_DEVICE static void load_fragments(std::uint32_t (&r)[IsA ? AtomsM : AtomsN][IsA ? 4 : 2], E const* tile,
@@ -130,7 +188,31 @@ TESSERA_UNROLL
 
     auto const offset_a = [](int row, int col) { return int(SmemA::layout()(row, col)); };
     auto const offset_b = [](int row, int col) { return int(SmemB::layout()(row, col)); };
+    // The copies, with addresses computed once (when the tile shape allows it) or per k-tile.
+    using CopyA = std::conditional_t<Cfg::a_k_major, pipeline::TileCopy<BM, BK, Threads, VecA, EA, SmemA>,
+                                     pipeline::TileCopy<BK, BM, Threads, VecA, EA, SmemA>>;
+    using CopyB = std::conditional_t<Cfg::b_k_major, pipeline::TileCopy<BN, BK, Threads, VecB, EB, SmemB>,
+                                     pipeline::TileCopy<BK, BN, Threads, VecB, EB, SmemB>>;
+    CopyA copy_a = Cfg::a_k_major ? CopyA(a, p.lda, tm * BM, k_begin, tid) : CopyA(a, p.lda, k_begin, tm * BM, tid);
+    CopyB copy_b = Cfg::b_k_major ? CopyB(b, p.ldb, tn * BN, k_begin, tid) : CopyB(b, p.ldb, k_begin, tn * BN, tid);
+    std::uint32_t const smem_a_u32 = arch::smem_address(smem_a), smem_b_u32 = arch::smem_address(smem_b);
+    int next_k_tile = 0;  // the k-tile the fast copies point at
     auto load = [&](int stage, int kt) {
+      if constexpr (CopyA::applicable && CopyB::applicable) {
+        // k-tiles are loaded in order: move the copies to tile kt
+        int const dk = (kt - next_k_tile) * BK;
+        next_k_tile = kt + 1;
+        copy_a.advance(Cfg::a_k_major ? 0 : dk, Cfg::a_k_major ? dk : 0, p.lda);
+        copy_b.advance(Cfg::b_k_major ? 0 : dk, Cfg::b_k_major ? dk : 0, p.ldb);
+        if constexpr (Cfg::a_k_major) copy_a.copy(smem_a_u32 + stage * SmemA::size * int(sizeof(EA)), p.m, k_end, a);
+        else copy_a.copy(smem_a_u32 + stage * SmemA::size * int(sizeof(EA)), k_end, p.m, a);
+        if constexpr (Cfg::b_k_major) copy_b.copy(smem_b_u32 + stage * SmemB::size * int(sizeof(EB)), p.n, k_end, b);
+        else copy_b.copy(smem_b_u32 + stage * SmemB::size * int(sizeof(EB)), k_end, p.n, b);
+        // the next call moves from tile kt to kt + 1
+        copy_a.advance(Cfg::a_k_major ? 0 : BK, Cfg::a_k_major ? BK : 0, p.lda);
+        copy_b.advance(Cfg::b_k_major ? 0 : BK, Cfg::b_k_major ? BK : 0, p.ldb);
+        return;
+      }
       int const k0 = k_begin + kt * BK;
       EA* sa = smem_a + stage * SmemA::size;
       EB* sb = smem_b + stage * SmemB::size;
@@ -145,6 +227,8 @@ TESSERA_UNROLL
         pipeline::copy_tile<BK, BN, Threads, VecB>(sb, offset_b, b, p.ldb, k0, tn * BN, k_end, p.n, tid);
       }
     };
+    (void)copy_a;
+    (void)copy_b;
 
     Acc acc[Tile::c_values];
 TESSERA_UNROLL
@@ -160,11 +244,21 @@ TESSERA_UNROLL
     int const n0 = warp_n * AtomsN * Traits::N;
     std::uint32_t fa[2][AtomsM][4];
     std::uint32_t fb[2][AtomsN][2];
+    constexpr bool fast_a = Cfg::a_k_major || sizeof(EA) == 2;
+    constexpr bool fast_b = Cfg::b_k_major || sizeof(EB) == 2;
+    FragmentAddress<true, EA, SmemA, Cfg::a_k_major> const addr_a(smem_a, m0, lane);
+    FragmentAddress<false, EB, SmemB, Cfg::b_k_major> const addr_b(smem_b, n0, lane);
+    constexpr std::uint32_t stage_bytes_a = SmemA::size * sizeof(EA), stage_bytes_b = SmemB::size * sizeof(EB);
+    auto fragments = [&](auto& ra, auto& rb, int stage, int ks) {
+      if constexpr (fast_a) load_fragments_at<true, EA, SmemA, Cfg::a_k_major>(ra, addr_a, stage * stage_bytes_a, ks);
+      else load_fragments<true, EA, SmemA, false>(ra, smem_a + stage * SmemA::size, m0, ks * Traits::K, lane);
+      if constexpr (fast_b) load_fragments_at<false, EB, SmemB, Cfg::b_k_major>(rb, addr_b, stage * stage_bytes_b, ks);
+      else load_fragments<false, EB, SmemB, false>(rb, smem_b + stage * SmemB::size, n0, ks * Traits::K, lane);
+    };
     Pipe::prologue(load, k_tiles);
     Pipe::wait_for_oldest();
     int read_stage = 0;
-    load_fragments<true, EA, SmemA, Cfg::a_k_major>(fa[0], smem_a, m0, 0, lane);
-    load_fragments<false, EB, SmemB, Cfg::b_k_major>(fb[0], smem_b, n0, 0, lane);
+    fragments(fa[0], fb[0], 0, 0);
     for (int kt = 0; kt < k_tiles; ++kt) {
       TESSERA_UNROLL
       for (int ks = 0; ks < KS; ++ks) {
@@ -172,11 +266,7 @@ TESSERA_UNROLL
           Pipe::wait_for_oldest();  // tile kt + 1 has landed; every warp is done reading tile kt
           read_stage = read_stage + 1 == Stages ? 0 : read_stage + 1;
         }
-        int const next_k = ((ks + 1) % KS) * Traits::K;
-        load_fragments<true, EA, SmemA, Cfg::a_k_major>(fa[(ks + 1) % 2], smem_a + read_stage * SmemA::size, m0,
-                                                         next_k, lane);
-        load_fragments<false, EB, SmemB, Cfg::b_k_major>(fb[(ks + 1) % 2], smem_b + read_stage * SmemB::size, n0,
-                                                          next_k, lane);
+        fragments(fa[(ks + 1) % 2], fb[(ks + 1) % 2], read_stage, (ks + 1) % KS);
         if (ks == 0) Pipe::issue(load, kt + Stages - 1, k_tiles);
         TESSERA_UNROLL
         for (int am = 0; am < AtomsM; ++am)
@@ -214,7 +304,7 @@ TESSERA_UNROLL
 
 template <class Cfg, int VecA, int VecB>
 __global__ void __launch_bounds__(Cfg::threads) gemm_kernel(Params<Cfg> const p) {
-  extern __shared__ __align__(128) char smem[];
+  extern __shared__ __align__(1024) char smem[];  // XOR addressing needs the tile bases aligned
   Kernel<Cfg>::template run<VecA, VecB>(p, smem);
 }
 

@@ -86,7 +86,9 @@ class GemmCheck {
 
   // Runs the case with `epi` (whose device pointers the caller filled) and compares with the host.
   // `host_epi` is the same chain with host pointers, evaluated on the host for the reference.
-  static void run(GemmCase const& cs, Epi const& epi, Epi const& host_epi, unsigned seed = 1) {
+  // `extra_tol`: an absolute allowance on top of the rounding bounds (integer outputs of a float
+  // epilogue may round to the neighbouring integer when device and host functions differ slightly).
+  static void run(GemmCase const& cs, Epi const& epi, Epi const& host_epi, unsigned seed = 1, double extra_tol = 0) {
     tessera::test::require_gpu();
     INFO("M=" << cs.m << " N=" << cs.n << " K=" << cs.k << " batch=" << cs.batch << " split_k=" << cs.split_k
               << " pad=" << cs.pad << " misalign=" << cs.misalign
@@ -160,7 +162,7 @@ class GemmCheck {
                                   (cs.d_order == gemm::StorageOrder::kRowMajor ? i * ldd + j : j * ldd + i);
           double const have = as_double(got[std::size_t(at)]);
           // |error| <= output rounding + accumulation error carried through a Lipschitz-2 epilogue
-          double const tol = 2 * u_out * std::fabs(want) + 4 * u_acc * mag + 1e-6;
+          double const tol = 2 * u_out * std::fabs(want) + 4 * u_acc * mag + 1e-6 + extra_tol;
           if (!(std::fabs(have - want) <= tol)) ++bad_rows[std::size_t(r)];
         }
       }
@@ -243,7 +245,10 @@ void check_every_stage(GemmCase const& cs) {
   };
   for (int s = -1; s < kAllStagesCount; ++s) {
     INFO("epilogue: " << (s < 0 ? "every stage" : kStageNames[s]));
-    GemmCheck<Cfg>::run(cs, make(true, s), make(false, s), unsigned(7 + s));
+    // Integer outputs: the device's fast tanh/exp may put a value on the other side of a rounding
+    // boundary than the host's; one unit is the most that can differ.
+    double const extra = std::is_integral_v<typename Cfg::ElementD> && s != 0 && s != 1 && s != 2 ? 1.0 : 0.0;
+    GemmCheck<Cfg>::run(cs, make(true, s), make(false, s), unsigned(7 + s), extra);
   }
 }
 

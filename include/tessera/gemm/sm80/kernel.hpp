@@ -281,22 +281,39 @@ TESSERA_UNROLL
     store(p, acc, tm, tn, batch, split, tid);
   }
 
-  // Accumulators to D through the epilogue, or to the split-K workspace.
+  // Accumulators to D through the epilogue, or to the split-K workspace. Values come in pairs of
+  // adjacent columns (atom values 2j, 2j + 1): stored as one 2-element vector when D is row-major
+  // and the pair is in bounds and aligned.
   TESSERA_DEVICE static void store(Params<Cfg> const& p, Acc const (&acc)[Tile::c_values], int tm, int tn, int batch,
                                    int split, int tid) {
-TESSERA_UNROLL
-    for (int i = 0; i < Tile::c_values; ++i) {
+    using ED = typename Cfg::ElementD;
+    ED* const d = p.d + batch * p.batch_stride_d;
+    bool const pairs = p.k_splits == 1 && p.d_col_stride == 1 && p.d_row_stride % 2 == 0 &&
+                       reinterpret_cast<std::uintptr_t>(d) % (2 * sizeof(ED)) == 0;
+    TESSERA_UNROLL
+    for (int i = 0; i < Tile::c_values; i += 2) {
       int const idx = int(Tile::c_layout()(tid, i));
       int const row = tm * BM + idx % BM;
-      int const col = tn * BN + idx / BM;
-      if (row >= p.m || col >= p.n) continue;
+      int const col = tn * BN + idx / BM;  // value i + 1 is at column col + 1
+      if (row >= p.m) continue;
       if (p.k_splits > 1) {
         std::int64_t const at = ((std::int64_t(split) * gridDim.y + batch) * p.m + row) * p.n + col;
-        p.partials[at] = float(acc[i]);
+        if (col < p.n) p.partials[at] = float(acc[i]);
+        if (col + 1 < p.n) p.partials[at + 1] = float(acc[i + 1]);
+        continue;
+      }
+      ED const y0 = epilogue::convert_output<ED>(p.epilogue(float(acc[i]), epilogue::Coord{row, col, batch}));
+      if (pairs && col + 1 < p.n) {
+        struct alignas(2 * sizeof(ED)) Pair {
+          ED x, y;
+        };
+        ED const y1 = epilogue::convert_output<ED>(p.epilogue(float(acc[i + 1]), epilogue::Coord{row, col + 1, batch}));
+        *reinterpret_cast<Pair*>(d + row * p.d_row_stride + col) = Pair{y0, y1};
       } else {
-        float const y = p.epilogue(float(acc[i]), epilogue::Coord{row, col, batch});
-        p.d[batch * p.batch_stride_d + row * p.d_row_stride + col * p.d_col_stride] =
-            epilogue::convert_output<typename Cfg::ElementD>(y);
+        if (col < p.n) d[row * p.d_row_stride + col * p.d_col_stride] = y0;
+        if (col + 1 < p.n)
+          d[row * p.d_row_stride + (col + 1) * p.d_col_stride] =
+              epilogue::convert_output<ED>(p.epilogue(float(acc[i + 1]), epilogue::Coord{row, col + 1, batch}));
       }
     }
   }

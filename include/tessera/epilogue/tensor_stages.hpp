@@ -13,13 +13,24 @@
 namespace tessera::epilogue {
 
 namespace detail {
+// Epilogue operands are read-only for the kernel's lifetime: on the device they are loaded through
+// the non-coherent path (ld.global.nc), which also lets the compiler keep them apart from D's stores.
 template <class T>
 TESSERA_HD float load_as_float(T const* p, std::int64_t i) {
+#if TESSERA_DEVICE_PASS && defined(TESSERA_CUDA)
+  if constexpr (std::is_arithmetic_v<T>) {
+    return float(__ldg(p + i));
+  } else {
+    auto const bits = __ldg(reinterpret_cast<typename T::storage_type const*>(p) + i);
+    return T::from_bits(bits).to_float();
+  }
+#else
   if constexpr (std::is_arithmetic_v<T>) {
     return float(p[i]);
   } else {
     return p[i].to_float();
   }
+#endif
 }
 }  // namespace detail
 

@@ -302,18 +302,23 @@ TESSERA_UNROLL
         if (col + 1 < p.n) p.partials[at + 1] = float(acc[i + 1]);
         continue;
       }
+      // The epilogue runs for in-bounds elements only: its stages read vectors and matrices of the
+      // output's extent.
+      if (col >= p.n) continue;
       ED const y0 = epilogue::convert_output<ED>(p.epilogue(float(acc[i]), epilogue::Coord{row, col, batch}));
-      if (pairs && col + 1 < p.n) {
+      if (col + 1 >= p.n) {
+        d[row * p.d_row_stride + col * p.d_col_stride] = y0;
+        continue;
+      }
+      ED const y1 = epilogue::convert_output<ED>(p.epilogue(float(acc[i + 1]), epilogue::Coord{row, col + 1, batch}));
+      if (pairs) {
         struct alignas(2 * sizeof(ED)) Pair {
           ED x, y;
         };
-        ED const y1 = epilogue::convert_output<ED>(p.epilogue(float(acc[i + 1]), epilogue::Coord{row, col + 1, batch}));
         *reinterpret_cast<Pair*>(d + row * p.d_row_stride + col) = Pair{y0, y1};
       } else {
-        if (col < p.n) d[row * p.d_row_stride + col * p.d_col_stride] = y0;
-        if (col + 1 < p.n)
-          d[row * p.d_row_stride + (col + 1) * p.d_col_stride] =
-              epilogue::convert_output<ED>(p.epilogue(float(acc[i + 1]), epilogue::Coord{row, col + 1, batch}));
+        d[row * p.d_row_stride + col * p.d_col_stride] = y0;
+        d[row * p.d_row_stride + (col + 1) * p.d_col_stride] = y1;
       }
     }
   }

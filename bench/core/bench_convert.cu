@@ -112,10 +112,4 @@ BENCHMARK(BM_copy_reference)
     ->Repetitions(15)
     ->ReportAggregatesOnly(true);
 
-int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  tessera::bench::add_device_context();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+TESSERA_BENCH_MAIN()

@@ -227,10 +227,4 @@ BENCHMARK(BM_cublas<std::int8_t, std::int32_t, std::int32_t>)->Name("gemm_s8_tn/
 BENCHMARK(BM_tessera_bias_gelu)->Name("gemm_bf16_bias_gelu/tessera")->Apply(square_shapes);
 BENCHMARK(BM_cublas_then_bias_gelu)->Name("gemm_bf16_bias_gelu/cublas+kernel")->Apply(square_shapes);
 
-int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  tessera::bench::add_device_context();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+TESSERA_BENCH_MAIN()

@@ -43,10 +43,4 @@ BENCHMARK(BM_mma_sync_peak)
     ->Repetitions(5)
     ->ReportAggregatesOnly(true);
 
-int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  tessera::bench::add_device_context();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+TESSERA_BENCH_MAIN()

@@ -80,3 +80,13 @@ inline void add_device_context() {
 }
 
 }  // namespace tessera::bench
+
+// The main() of every bench binary: the device and its ceilings in the context, then the benchmarks.
+#define TESSERA_BENCH_MAIN()                   \
+  int main(int argc, char** argv) {            \
+    benchmark::Initialize(&argc, argv);        \
+    tessera::bench::add_device_context();      \
+    benchmark::RunSpecifiedBenchmarks();       \
+    benchmark::Shutdown();                     \
+    return 0;                                  \
+  }

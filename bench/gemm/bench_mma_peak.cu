@@ -5,10 +5,12 @@
 
 namespace {
 
-constexpr int kChains = 8;    // independent accumulators per warp: covers the MMA latency
 constexpr int kIters = 4096;
 
+// Chains: independent accumulators per warp (8 cover the MMA latency; a 64x64 GEMM warp tile has 32).
+template <int Chains>
 __global__ void mma_loop(float* out, std::uint32_t seed) {
+  constexpr int kChains = Chains;
   std::uint32_t a[4] = {seed, seed ^ 1u, seed ^ 2u, seed ^ 3u};
   std::uint32_t b[2] = {seed ^ 4u, seed ^ 5u};
   float acc[kChains][4] = {};
@@ -22,22 +24,37 @@ __global__ void mma_loop(float* out, std::uint32_t seed) {
   if (s == 12345.0f) out[threadIdx.x] = s;  // keeps the loop alive
 }
 
+// Arg: warps per multiprocessor (blocks of 256 threads). A GEMM with one 8-warp block per SM
+// runs 8; the ceiling is taken at 32.
+template <int Chains>
 void BM_mma_sync_peak(benchmark::State& state) {
   int sms = 0;
   TESSERA_BENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   float* out;
   TESSERA_BENCH_CUDA(cudaMalloc(&out, 1024 * sizeof(float)));
-  int const blocks = sms * 4, threads = 256;
-  tessera::bench::run_timed(state, [&] { mma_loop<<<blocks, threads>>>(out, 7u); });
-  double const flops = double(blocks) * (threads / 32) * kIters * kChains * 2.0 * 16 * 8 * 16;
+  int const threads = 256, blocks = sms * int(state.range(0)) / 8;
+  tessera::bench::run_timed(state, [&] { mma_loop<Chains><<<blocks, threads>>>(out, 7u); });
+  double const flops = double(blocks) * (threads / 32) * kIters * Chains * 2.0 * 16 * 8 * 16;
   state.counters["TFLOP/s"] = benchmark::Counter(flops * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
   cudaFree(out);
 }
 
 }  // namespace
 
-BENCHMARK(BM_mma_sync_peak)
+BENCHMARK(BM_mma_sync_peak<8>)
     ->Name("mma_sync_bf16_16x8x16_peak/registers")
+    ->ArgName("warps_per_sm")
+    ->Arg(32)
+    ->Arg(8)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond)
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true);
+BENCHMARK(BM_mma_sync_peak<32>)
+    ->Name("mma_sync_bf16_16x8x16_peak_32chains/registers")
+    ->ArgName("warps_per_sm")
+    ->Arg(8)
+    ->Arg(16)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond)
     ->Repetitions(5)

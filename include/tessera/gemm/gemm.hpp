@@ -142,7 +142,10 @@ class Gemm {
       p.epilogue = args.epilogue;
       dim3 const grid(unsigned(p.tiles_m * p.tiles_n), unsigned(args.batch_count), unsigned(args.split_k));
       cudaError_t err;
-      if (aligned16<EA>(args.a, args.lda, args.batch_stride_a) && aligned16<EB>(args.b, args.ldb, args.batch_stride_b)) {
+      // The 16-byte path: aligned pointers and strides, and contiguous extents (K for a K-major
+      // operand, M or N otherwise) that are whole vectors, so that a vector is wholly in or out.
+      if (aligned16<EA>(args.a, args.lda, args.batch_stride_a, Cfg::a_k_major ? args.k : args.m) &&
+          aligned16<EB>(args.b, args.ldb, args.batch_stride_b, Cfg::b_k_major ? args.k : args.n)) {
         err = launch<16, 16>(grid, p, stream);
       } else {
         // Narrower path: the widest access every address allows.
@@ -163,9 +166,10 @@ class Gemm {
   static int tiles(std::int64_t extent, int tile) { return int((extent + tile - 1) / tile); }
 
   template <class T>
-  static bool aligned16(T const* p, std::int64_t ld, std::int64_t batch_stride) {
+  static bool aligned16(T const* p, std::int64_t ld, std::int64_t batch_stride, std::int64_t contiguous_extent) {
     constexpr std::int64_t E = 16 / sizeof(T);
-    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % E == 0 && batch_stride % E == 0;
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % E == 0 && batch_stride % E == 0 &&
+           contiguous_extent % E == 0;
   }
 
   // The vector width of the narrow path: one element (a 4-byte cp.async for tf32, plain loads

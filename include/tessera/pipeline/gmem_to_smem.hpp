@@ -47,9 +47,9 @@ TESSERA_UNROLL_N(VecBytes >= 4 ? (total + Threads - 1) / Threads : 1)
 }
 
 // The same copy with each thread's addresses computed once: a thread always copies the same
-// column of 16-byte vectors (Threads is a multiple of the vectors per row), every
-// Threads / per_row rows, so its source advances by a pointer increment and its destination is
-// a fixed offset per stage. Used by the GEMM mainloop, called once per k-tile.
+// column of vectors (Threads is a multiple of the vectors per row), every Threads / per_row rows,
+// so its source advances by a pointer increment and its destination is a fixed offset per stage.
+// Used by the GEMM mainloop, once per k-tile.
 template <int Rows, int Cols, int Threads, int VecBytes, class T, class Tile>
 struct TileCopy {
   static constexpr int E = VecBytes / int(sizeof(T));
@@ -75,18 +75,24 @@ struct TileCopy {
     dst = std::uint32_t(Tile::layout()(r, c)) * sizeof(T);
   }
 
-  // Copies the tile at the current position into the stage at shared address `stage`, treating
-  // rows >= rows and columns >= cols as zeros.
-  TESSERA_DEVICE void copy(std::uint32_t stage, int rows, int cols, T const* gmem_base) const {
-    int const left = cols - col;
-    int const valid_cols = left < 0 ? 0 : (left > E ? E : left);
+  // Copies the tile at the current position into the stage at shared address `stage`. The
+  // caller guarantees that a vector lies wholly inside or wholly outside the matrix (the
+  // contiguous extent is a multiple of the vector). Vectors past the K extent become zeros: they
+  // meet the other operand's in-bounds values in the product. Vectors past the M (or N) extent
+  // are skipped: they feed only outputs outside the matrix, which are never stored, so what the
+  // stage holds there does not matter. KAlongCols: K is the contiguous (column) dimension.
+  // Each source address is the base plus a multiple of the row pitch, not a chained pointer:
+  // a chained pointer would make each copy wait until the previous one has read its address.
+  template <bool KAlongCols>
+  TESSERA_DEVICE void copy(std::uint32_t stage, int rows, int cols) const {
+    bool const col_in = col < cols;
     TESSERA_UNROLL
     for (int it = 0; it < iters; ++it) {
       if (Rows % row_step != 0 && tile_row + it * row_step >= Rows) break;
-      int const valid = row + it * row_step < rows ? valid_cols : 0;
-      T const* p = valid > 0 ? src + it * row_pitch : gmem_base;
-      arch::cp_async_zfill<VecBytes>(stage + dst + std::uint32_t(it * row_step * Cols * int(sizeof(T))), p,
-                                     valid * int(sizeof(T)));
+      bool const row_in = row + it * row_step < rows;
+      arch::cp_async_guarded<VecBytes>(stage + dst + std::uint32_t(it * row_step * Cols * int(sizeof(T))),
+                                       src + it * row_pitch, KAlongCols ? row_in : col_in,
+                                       KAlongCols ? !col_in : !row_in);
     }
   }
 

@@ -26,6 +26,16 @@ void check_tile() {
   for (int t = 0; t < T; ++t)
     for (int v = 0; v < Tile::c_values; ++v) ++owner[int(c(t, v))];
   for (int x : owner) REQUIRE(x == 1);
+  // The epilogue's addressing (gemm/sm80/kernel.hpp): value v of thread t sits at the thread's
+  // origin plus the value's offset, row and column separately (no carry between them), and
+  // values 2j and 2j + 1 are adjacent columns of one row.
+  for (int t = 0; t < T; ++t)
+    for (int v = 0; v < Tile::c_values; ++v) {
+      int const idx = int(c(t, v)), t0 = int(c(t, 0)), v0 = int(c(0, v));
+      REQUIRE(idx % BM == t0 % BM + v0 % BM);
+      REQUIRE(idx / BM == t0 / BM + v0 / BM);
+    }
+  for (int v = 0; v < Tile::c_values; v += 2) REQUIRE(int(c(0, v + 1)) == int(c(0, v)) + BM);
   // A and B: every element held by exactly WarpsN (resp. WarpsM) threads
   std::vector<int> a_holders(BM * K, 0), b_holders(BN * K, 0);
   for (int t = 0; t < T; ++t) {

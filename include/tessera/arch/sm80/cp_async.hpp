@@ -32,6 +32,24 @@ TESSERA_DEVICE inline void cp_async_zfill(std::uint32_t smem, void const* gmem, 
   }
 }
 
+// A whole-vector copy under two conditions: nothing happens unless `active`; zeros are written
+// instead of the source when `zero` (the source is then not read, so its address may be invalid).
+template <int Bytes>
+TESSERA_DEVICE inline void cp_async_guarded(std::uint32_t smem, void const* gmem, bool active, bool zero) {
+  static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16, "cp_async: a copy is 4, 8 or 16 bytes; use one of those");
+  if constexpr (Bytes == 16) {
+    TESSERA_CP_ASYNC_BODY(
+        "{\n .reg .pred a, z;\n setp.ne.b32 a, %2, 0;\n setp.ne.b32 z, %3, 0;\n"
+        " @a cp.async.cg.shared.global [%0], [%1], 16, z;\n}\n" ::"r"(smem),
+        "l"(gmem), "r"(int(active)), "r"(int(zero)));
+  } else {
+    TESSERA_CP_ASYNC_BODY(
+        "{\n .reg .pred a, z;\n setp.ne.b32 a, %2, 0;\n setp.ne.b32 z, %3, 0;\n"
+        " @a cp.async.ca.shared.global [%0], [%1], %4, z;\n}\n" ::"r"(smem),
+        "l"(gmem), "r"(int(active)), "r"(int(zero)), "n"(Bytes));
+  }
+}
+
 // Closes the group of copies issued since the last commit.
 TESSERA_DEVICE inline void cp_async_commit() { TESSERA_CP_ASYNC_BODY("cp.async.commit_group;\n" ::); }
 

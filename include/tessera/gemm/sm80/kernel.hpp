@@ -51,6 +51,7 @@ struct Kernel {
   using Tile = tile::MmaTile<typename Cfg::MmaOp, Cfg::warps_m, Cfg::warps_n, BM / (Cfg::warps_m * Traits::M),
                              BN / (Cfg::warps_n * Traits::N)>;
   static constexpr int AtomsM = Tile::atoms_m, AtomsN = Tile::atoms_n;
+  static constexpr int KSteps = BK / Traits::K;  // MMA k-steps per k-tile
   // Shared tiles: (mn, k) when K-major, (k, mn) when MN-major.
   using SmemA = std::conditional_t<Cfg::a_k_major, tile::SwizzledTile<EA, BM, BK>, tile::SwizzledTile<EA, BK, BM>>;
   using SmemB = std::conditional_t<Cfg::b_k_major, tile::SwizzledTile<EB, BN, BK>, tile::SwizzledTile<EB, BK, BN>>;
@@ -77,6 +78,7 @@ struct Kernel {
     static constexpr int cols = IsA ? (KMajor ? BK : BM) : (KMajor ? BK : BN);
     static_assert(Smem::swizzle_row_bits <= 4, "gemm::sm80: the shared tile's swizzle reads more than 4 row bits");
     std::uint32_t base;  // shared address of this lane's row for atom 0, k-step 0, stage 0
+    std::uint32_t base_ks[KMajor ? KSteps : 1];  // K-major: base ^ (k-step ks's column offset)
 
     TESSERA_DEVICE FragmentAddress(E const* tile, int mn0, int lane) {
       constexpr int EL = 16 / sz;  // elements per 16-byte chunk
@@ -89,11 +91,20 @@ struct Kernel {
         col = mn0 + (IsA ? 8 * ((lane / 8) % 2) : 8 * (lane / 16));
       }
       base = arch::smem_address(tile) + std::uint32_t(Smem::layout()(row, col)) * sz;
+      if constexpr (KMajor) {
+        TESSERA_UNROLL
+        for (int ks = 0; ks < KSteps; ++ks) base_ks[ks] = base ^ std::uint32_t(ks * Traits::K * sz);
+      }
     }
     // Atom `i` (A) or atom pair `i` (B: 16 columns), k-step ks, in the stage at byte offset `stage`.
+    // K-major: (base + stage + i * 16 rows) ^ (ks * K columns). The XOR touches bits below
+    // 16 * cols * sz, of which the stage and row offsets are multiples, so it can be applied to the
+    // base first: base_ks[ks] + stage per k-step, and the atom offset becomes an immediate.
     TESSERA_DEVICE std::uint32_t at(std::uint32_t stage, int i, int ks) const {
       if constexpr (KMajor) {
-        return (base + stage + std::uint32_t(i * 16 * cols * sz)) ^ std::uint32_t(ks * Traits::K * sz);
+        static_assert(BK * sz <= 16 * cols * sz && Smem::size % (16 * cols) == 0,
+                      "gemm::sm80: the k-step XOR must stay below the row-block and stage offsets");
+        return base_ks[ks] + stage + std::uint32_t(i * 16 * cols * sz);
       } else {
         return ((base + stage) ^ std::uint32_t(i * 16 * sz)) + std::uint32_t(ks * Traits::K * cols * sz);
       }
@@ -196,19 +207,14 @@ TESSERA_UNROLL
     CopyA copy_a = Cfg::a_k_major ? CopyA(a, p.lda, tm * BM, k_begin, tid) : CopyA(a, p.lda, k_begin, tm * BM, tid);
     CopyB copy_b = Cfg::b_k_major ? CopyB(b, p.ldb, tn * BN, k_begin, tid) : CopyB(b, p.ldb, k_begin, tn * BN, tid);
     std::uint32_t const smem_a_u32 = arch::smem_address(smem_a), smem_b_u32 = arch::smem_address(smem_b);
-    int next_k_tile = 0;  // the k-tile the fast copies point at
-    auto load = [&](int stage, int kt) {
+    auto load = [&](int stage, int kt) {  // called for kt = 0, 1, 2, ... in order
       if constexpr (CopyA::applicable && CopyB::applicable) {
-        // k-tiles are loaded in order: move the copies to tile kt
-        int const dk = (kt - next_k_tile) * BK;
-        next_k_tile = kt + 1;
-        copy_a.advance(Cfg::a_k_major ? 0 : dk, Cfg::a_k_major ? dk : 0, p.lda);
-        copy_b.advance(Cfg::b_k_major ? 0 : dk, Cfg::b_k_major ? dk : 0, p.ldb);
-        if constexpr (Cfg::a_k_major) copy_a.copy(smem_a_u32 + stage * SmemA::size * int(sizeof(EA)), p.m, k_end, a);
-        else copy_a.copy(smem_a_u32 + stage * SmemA::size * int(sizeof(EA)), k_end, p.m, a);
-        if constexpr (Cfg::b_k_major) copy_b.copy(smem_b_u32 + stage * SmemB::size * int(sizeof(EB)), p.n, k_end, b);
-        else copy_b.copy(smem_b_u32 + stage * SmemB::size * int(sizeof(EB)), k_end, p.n, b);
-        // the next call moves from tile kt to kt + 1
+        std::uint32_t const sa = smem_a_u32 + stage * SmemA::size * int(sizeof(EA));
+        std::uint32_t const sb = smem_b_u32 + stage * SmemB::size * int(sizeof(EB));
+        if constexpr (Cfg::a_k_major) copy_a.template copy<true>(sa, p.m, k_end);
+        else copy_a.template copy<false>(sa, k_end, p.m);
+        if constexpr (Cfg::b_k_major) copy_b.template copy<true>(sb, p.n, k_end);
+        else copy_b.template copy<false>(sb, k_end, p.n);
         copy_a.advance(Cfg::a_k_major ? 0 : BK, Cfg::a_k_major ? BK : 0, p.lda);
         copy_b.advance(Cfg::b_k_major ? 0 : BK, Cfg::b_k_major ? BK : 0, p.ldb);
         return;
@@ -239,7 +245,7 @@ TESSERA_UNROLL
     // k-step's MMAs (whose fragments are already in registers), so the MMAs cover its latency; the
     // refill of the stage just finished is issued at the next tile's first k-step.
     using Pipe = pipeline::Multistage<Stages>;
-    constexpr int KS = BK / Traits::K;
+    constexpr int KS = KSteps;
     int const m0 = warp_m * AtomsM * Traits::M;
     int const n0 = warp_n * AtomsN * Traits::N;
     std::uint32_t fa[2][AtomsM][4];
@@ -281,30 +287,55 @@ TESSERA_UNROLL
     store(p, acc, tm, tn, batch, split, tid);
   }
 
-  // Accumulators to D through the epilogue, or to the split-K workspace. Values come in pairs of
-  // adjacent columns (atom values 2j, 2j + 1): stored as one 2-element vector when D is row-major
-  // and the pair is in bounds and aligned.
+  // Accumulators to D through the epilogue, or to the split-K workspace. Value i of thread t sits
+  // at (row0(t) + value_row(i), col0(t) + value_col(i)): the block's C layout is a sum of a thread
+  // part and a value part that never carry into each other (both stay inside the tile). Values
+  // come in pairs of adjacent columns (atom values 2j, 2j + 1), stored as one 2-element vector
+  // when D is row-major and the pair is aligned.
+  TESSERA_HD static constexpr int value_row(int i) { return int(Tile::c_layout()(0, i)) % BM; }
+  TESSERA_HD static constexpr int value_col(int i) { return int(Tile::c_layout()(0, i)) / BM; }
+
   TESSERA_DEVICE static void store(Params<Cfg> const& p, Acc const (&acc)[Tile::c_values], int tm, int tn, int batch,
                                    int split, int tid) {
     using ED = typename Cfg::ElementD;
     ED* const d = p.d + batch * p.batch_stride_d;
-    bool const pairs = p.k_splits == 1 && p.d_col_stride == 1 && p.d_row_stride % 2 == 0 &&
+    int const t0 = int(Tile::c_layout()(tid, 0));
+    int const row0 = tm * BM + t0 % BM, col0 = tn * BN + t0 / BM;
+    if (p.k_splits > 1) {
+      TESSERA_UNROLL
+      for (int i = 0; i < Tile::c_values; ++i) {
+        int const row = row0 + value_row(i), col = col0 + value_col(i);
+        if (row < p.m && col < p.n) p.partials[((std::int64_t(split) * gridDim.y + batch) * p.m + row) * p.n + col] = float(acc[i]);
+      }
+      return;
+    }
+    bool const pairs = p.d_col_stride == 1 && p.d_row_stride % 2 == 0 &&
                        reinterpret_cast<std::uintptr_t>(d) % (2 * sizeof(ED)) == 0;
+    struct alignas(2 * sizeof(ED)) Pair {
+      ED x, y;
+    };
+    if (pairs && (tm + 1) * BM <= p.m && (tn + 1) * BN <= p.n) {
+      // An interior tile: no bounds to test, so the chain runs for every value in one straight
+      // block and the loads of its operands (bias, residual, C) issue together, before any store.
+      float y[Tile::c_values];
+      TESSERA_UNROLL
+      for (int i = 0; i < Tile::c_values; ++i) {
+        y[i] = p.epilogue(float(acc[i]), epilogue::Coord{row0 + value_row(i), col0 + value_col(i), batch});
+      }
+      TESSERA_UNROLL
+      for (int i = 0; i < Tile::c_values; i += 2) {
+        *reinterpret_cast<Pair*>(d + (row0 + value_row(i)) * p.d_row_stride + col0 + value_col(i)) =
+            Pair{epilogue::convert_output<ED>(y[i]), epilogue::convert_output<ED>(y[i + 1])};
+      }
+      return;
+    }
     TESSERA_UNROLL
     for (int i = 0; i < Tile::c_values; i += 2) {
-      int const idx = int(Tile::c_layout()(tid, i));
-      int const row = tm * BM + idx % BM;
-      int const col = tn * BN + idx / BM;  // value i + 1 is at column col + 1
-      if (row >= p.m) continue;
-      if (p.k_splits > 1) {
-        std::int64_t const at = ((std::int64_t(split) * gridDim.y + batch) * p.m + row) * p.n + col;
-        if (col < p.n) p.partials[at] = float(acc[i]);
-        if (col + 1 < p.n) p.partials[at + 1] = float(acc[i + 1]);
-        continue;
-      }
+      int const row = row0 + value_row(i);
+      int const col = col0 + value_col(i);  // value i + 1 is at column col + 1
       // The epilogue runs for in-bounds elements only: its stages read vectors and matrices of the
       // output's extent.
-      if (col >= p.n) continue;
+      if (row >= p.m || col >= p.n) continue;
       ED const y0 = epilogue::convert_output<ED>(p.epilogue(float(acc[i]), epilogue::Coord{row, col, batch}));
       if (col + 1 >= p.n) {
         d[row * p.d_row_stride + col * p.d_col_stride] = y0;
@@ -312,9 +343,6 @@ TESSERA_UNROLL
       }
       ED const y1 = epilogue::convert_output<ED>(p.epilogue(float(acc[i + 1]), epilogue::Coord{row, col + 1, batch}));
       if (pairs) {
-        struct alignas(2 * sizeof(ED)) Pair {
-          ED x, y;
-        };
         *reinterpret_cast<Pair*>(d + row * p.d_row_stride + col) = Pair{y0, y1};
       } else {
         d[row * p.d_row_stride + col * p.d_col_stride] = y0;

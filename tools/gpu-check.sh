@@ -4,6 +4,8 @@
 # Configures for sm_90a, builds with all cores, runs the gpu-labelled tests, runs them again under
 # compute-sanitizer (memcheck, racecheck), runs every bench, writes the performance report, and
 # prints a short summary last. Full logs go to $OUT (or build/gpu/out when OUT is unset).
+# SECTIONS picks the parts after the build (default: all of "tests examples sanitizers benches"),
+# so that a long check can be split over two device calls on a warm machine.
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
 cd "$TESSERA_ROOT"
@@ -25,13 +27,18 @@ if ! { cmake --preset gpu -B "$build" && cmake --build "$build" -j "${JOBS:-16}"
 fi
 note "build: ok ($(grep -c '^\[' "$out/build.log") steps)"
 
+sections=" ${SECTIONS:-tests examples sanitizers benches} "
+want() { [[ "$sections" == *" $1 "* ]]; }
+
 # ---- gpu tests -------------------------------------------------------------------------------------
-ctest --test-dir "$build" -L gpu --output-on-failure > "$out/gpu-tests.log" 2>&1 || status=1
-note "gpu tests: $(grep -E 'tests passed|tests failed' "$out/gpu-tests.log" | tail -1)"
+if want tests; then
+  ctest --test-dir "$build" -L gpu --output-on-failure > "$out/gpu-tests.log" 2>&1 || status=1
+  note "gpu tests: $(grep -E 'tests passed|tests failed' "$out/gpu-tests.log" | tail -1)"
+fi
 
 # ---- examples (each checks its device results against the host and exits non-zero on a mismatch)
 for example in "$build"/examples/[0-9]*; do
-  [ -x "$example" ] || continue
+  want examples && [ -x "$example" ] || continue
   name=$(basename "$example")
   if "$example" > "$out/example-$name.log" 2>&1; then
     note "example $name: ok ($(tail -1 "$out/example-$name.log"))"
@@ -44,6 +51,7 @@ done
 # ---- compute-sanitizer on the device tests ----------------------------------------------------------
 device_tests="$build/test/tessera_device_tests"
 for tool in memcheck racecheck synccheck; do
+  want sanitizers || continue
   if TESSERA_TEST_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 99 "$device_tests" > "$out/sanitizer-$tool.log" 2>&1; then
     note "compute-sanitizer $tool: $(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" || echo clean)"
   else
@@ -55,7 +63,7 @@ done
 # ---- benches -----------------------------------------------------------------------------------
 jsons=()
 for bench in "$build"/bench/bench_*; do
-  [ -x "$bench" ] || continue
+  want benches && [ -x "$bench" ] || continue
   name=$(basename "$bench")
   # The headline problems by default, so that the whole check fits in one 10-minute device call;
   # BENCH_FILTER='.' runs everything (or use tools/gpu-bench.sh for the long sweeps).

@@ -7,6 +7,7 @@
 #include <cublas_v2.h>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,18 @@ struct Problem {
   }
 };
 
+// The operands of the last problem of these types, kept between benchmarks and repetitions so
+// that each shape is allocated and filled once (implementations of one problem run back to back).
+template <class EA, class ED>
+Problem<EA, ED>& problem(int m, int n, int k) {
+  static std::unique_ptr<Problem<EA, ED>> cached;
+  if (!cached || cached->m != m || cached->n != n || cached->k != k) {
+    cached.reset();
+    cached = std::make_unique<Problem<EA, ED>>(m, n, k);
+  }
+  return *cached;
+}
+
 template <class EA, class ED, class Acc>
 void cublas_gemm(Problem<EA, ED>& p) {
   // Row-major D (m x n) = A (m x k, row-major) * B (k x n, column-major) is, in cuBLAS's
@@ -141,7 +154,17 @@ void run_tessera(Problem<typename Cfg::ElementA, typename Cfg::ElementD>& p, typ
   args.d = p.d;
   args.ldd = p.n;
   args.epilogue = epi;
-  Status const s = gemm::Gemm<Cfg>{}.run(args);
+  args.split_k = 0;  // automatic: decode shapes (few output tiles, long K) are split
+  // The workspace grows to the largest any problem asked for and is kept (no allocation in the timing).
+  static void* workspace = nullptr;
+  static std::size_t workspace_bytes = 0;
+  std::size_t const need = gemm::Gemm<Cfg>::workspace_size(args);
+  if (need > workspace_bytes) {
+    cudaFree(workspace);
+    TESSERA_BENCH_CUDA(cudaMalloc(&workspace, need));
+    workspace_bytes = need;
+  }
+  Status const s = gemm::Gemm<Cfg>{}.run(args, workspace);
   if (!s) {
     std::fprintf(stderr, "tessera GEMM: %s\n", s.message().c_str());
     std::exit(1);
@@ -155,7 +178,7 @@ void set_flops(benchmark::State& state, int m, int n, int k) {
 template <class Cfg>
 void BM_tessera(benchmark::State& state) {
   int const m = int(state.range(0)), n = int(state.range(1)), k = int(state.range(2));
-  Problem<typename Cfg::ElementA, typename Cfg::ElementD> p(m, n, k);
+  auto& p = problem<typename Cfg::ElementA, typename Cfg::ElementD>(m, n, k);
   bench::run_timed(state, [&] { run_tessera<Cfg>(p); });
   set_flops(state, m, n, k);
 }
@@ -163,7 +186,7 @@ void BM_tessera(benchmark::State& state) {
 template <class EA, class ED, class Acc>
 void BM_cublas(benchmark::State& state) {
   int const m = int(state.range(0)), n = int(state.range(1)), k = int(state.range(2));
-  Problem<EA, ED> p(m, n, k);
+  auto& p = problem<EA, ED>(m, n, k);
   bench::run_timed(state, [&] { cublas_gemm<EA, ED, Acc>(p); });
   set_flops(state, m, n, k);
 }
@@ -182,7 +205,7 @@ using S8 = TnConfig<std::int8_t, std::int32_t, std::int32_t, 128, 256, 64, 2, 4,
 
 void BM_tessera_bias_gelu(benchmark::State& state) {
   int const m = int(state.range(0)), n = int(state.range(1)), k = int(state.range(2));
-  Problem<bfloat16, bfloat16> p(m, n, k);
+  auto& p = problem<bfloat16, bfloat16>(m, n, k);
   BiasGelu epi{{p.bias}, {}};
   bench::run_timed(state, [&] { run_tessera<Bf16BiasGelu>(p, epi); });
   set_flops(state, m, n, k);
@@ -190,7 +213,7 @@ void BM_tessera_bias_gelu(benchmark::State& state) {
 
 void BM_cublas_then_bias_gelu(benchmark::State& state) {
   int const m = int(state.range(0)), n = int(state.range(1)), k = int(state.range(2));
-  Problem<bfloat16, bfloat16> p(m, n, k);
+  auto& p = problem<bfloat16, bfloat16>(m, n, k);
   int sms = 0;
   TESSERA_BENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   bench::run_timed(state, [&] {
@@ -205,12 +228,12 @@ void shapes(benchmark::internal::Benchmark* b) {
   for (int m : {16, 128, 4096})
     for (auto [n, k] : {std::pair{4096, 4096}, std::pair{14336, 4096}, std::pair{4096, 14336}})
       if (!(m == 4096 && n == 4096 && k == 4096)) b->Args({m, n, k});  // 4096^3 is already the first
-  b->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(7)->ReportAggregatesOnly(true);
+  b->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.1)->Repetitions(5)->ReportAggregatesOnly(true);
   b->ArgNames({"m", "n", "k"});
 }
 void square_shapes(benchmark::internal::Benchmark* b) {
   b->Args({4096, 4096, 4096})->Args({8192, 8192, 8192});
-  b->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(7)->ReportAggregatesOnly(true);
+  b->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.1)->Repetitions(5)->ReportAggregatesOnly(true);
   b->ArgNames({"m", "n", "k"});
 }
 
@@ -223,12 +246,12 @@ BENCHMARK(BM_tessera<Bf16Bk32>)->Name("gemm_bf16_tn/tessera_128x256x32_s4")->App
 BENCHMARK(BM_tessera<Bf16Small>)->Name("gemm_bf16_tn/tessera_128x128x32_s4")->Apply(square_shapes);
 BENCHMARK(BM_tessera<Bf16SmallBk64>)->Name("gemm_bf16_tn/tessera_128x128x64_s3")->Apply(square_shapes);
 BENCHMARK(BM_tessera<Bf16Tall>)->Name("gemm_bf16_tn/tessera_256x128x32_s4")->Apply(square_shapes);
-BENCHMARK(BM_tessera<F16>)->Name("gemm_f16_tn/tessera")->Apply(square_shapes);
-BENCHMARK(BM_cublas<tessera::half, tessera::half, float>)->Name("gemm_f16_tn/cublas")->Apply(square_shapes);
-BENCHMARK(BM_tessera<Tf32>)->Name("gemm_tf32_tn/tessera")->Apply(square_shapes);
-BENCHMARK(BM_cublas<float, float, float>)->Name("gemm_tf32_tn/cublas")->Apply(square_shapes);
-BENCHMARK(BM_tessera<S8>)->Name("gemm_s8_tn/tessera")->Apply(square_shapes);
-BENCHMARK(BM_cublas<std::int8_t, std::int32_t, std::int32_t>)->Name("gemm_s8_tn/cublas")->Apply(square_shapes);
+BENCHMARK(BM_tessera<F16>)->Name("gemm_f16_tn/tessera")->Apply(shapes);
+BENCHMARK(BM_cublas<tessera::half, tessera::half, float>)->Name("gemm_f16_tn/cublas")->Apply(shapes);
+BENCHMARK(BM_tessera<Tf32>)->Name("gemm_tf32_tn/tessera")->Apply(shapes);
+BENCHMARK(BM_cublas<float, float, float>)->Name("gemm_tf32_tn/cublas")->Apply(shapes);
+BENCHMARK(BM_tessera<S8>)->Name("gemm_s8_tn/tessera")->Apply(shapes);
+BENCHMARK(BM_cublas<std::int8_t, std::int32_t, std::int32_t>)->Name("gemm_s8_tn/cublas")->Apply(shapes);
 BENCHMARK(BM_tessera_bias_gelu)->Name("gemm_bf16_bias_gelu/tessera")->Apply(square_shapes);
 BENCHMARK(BM_cublas_then_bias_gelu)->Name("gemm_bf16_bias_gelu/cublas+kernel")->Apply(square_shapes);
 

@@ -14,6 +14,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -38,7 +39,10 @@ struct Arguments {
   StorageOrder d_order = StorageOrder::kRowMajor;
   int batch_count = 1;
   std::int64_t batch_stride_a = 0, batch_stride_b = 0, batch_stride_d = 0;
-  int split_k = 1;  // K is split into this many slices, summed in a float workspace
+  // K is split into this many slices, summed in a float workspace (workspace_size()). 0: chosen
+  // by Gemm::split_k_for: more slices when the output tiles cannot fill the GPU and K is long
+  // (decode shapes such as M = 16, N = K = 4096).
+  int split_k = 1;
   typename Cfg::Epilogue epilogue{};
 };
 
@@ -50,11 +54,30 @@ class Gemm {
   using EA = typename Cfg::ElementA;
   using EB = typename Cfg::ElementB;
 
+  // The number of K slices `run` uses: args.split_k, or for 0 the automatic choice: when the
+  // output tiles fill less than one wave of the GPU's multiprocessors, enough slices to fill it,
+  // each at least 4 k-tiles long, at most 16; then trimmed so that no slice is empty.
+  static int split_k_for(Args const& args) {
+    int const k_tiles = tiles(args.k, Cfg::BK);
+    int split = args.split_k;
+    if (split == 0) {
+      int device = 0, sms = 0;
+      if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+        sms = 1;
+      std::int64_t const out_tiles = std::int64_t(tiles(args.m, Cfg::BM)) * tiles(args.n, Cfg::BN) * args.batch_count;
+      std::int64_t const fill = (sms + out_tiles - 1) / out_tiles;
+      split = int(std::max<std::int64_t>(1, std::min<std::int64_t>({fill, k_tiles / 4, 16})));
+    }
+    if (split <= 1 || k_tiles < 1) return split < 1 ? split : 1;
+    return tiles(k_tiles, tiles(k_tiles, split));  // no empty slice
+  }
+
   // Bytes of workspace `run` needs: split-K partial sums, else none.
   static std::size_t workspace_size(Args const& args) {
-    if (args.split_k <= 1) return 0;
-    return std::size_t(args.split_k) * std::size_t(args.batch_count) * std::size_t(args.m) * std::size_t(args.n) *
-           sizeof(float);
+    if (args.split_k < 0 || args.m < 1 || args.n < 1 || args.k < 1 || args.batch_count < 1) return 0;
+    int const split = split_k_for(args);
+    if (split <= 1) return 0;
+    return std::size_t(split) * std::size_t(args.batch_count) * std::size_t(args.m) * std::size_t(args.n) * sizeof(float);
   }
 
   // Ok, or what is wrong with the arguments and how to fix it. Checks the current device too.
@@ -87,9 +110,10 @@ class Gemm {
                                         (args.d_order == StorageOrder::kRowMajor ? "N" : "M") + " = " + s(d_min) +
                                         "; pass ldd >= " + s(d_min));
       int const k_tiles = (args.k + Cfg::BK - 1) / Cfg::BK;
-      if (args.split_k < 1 || args.split_k > k_tiles)
+      if (args.split_k < 0 || args.split_k > k_tiles)
         return Status::invalid_argument("split_k = " + s(args.split_k) + " must be between 1 and the number of K tiles (" +
-                                        s(k_tiles) + " for K = " + s(args.k) + " and BlockTile K = " + s(Cfg::BK) + ")");
+                                        s(k_tiles) + " for K = " + s(args.k) + " and BlockTile K = " + s(Cfg::BK) +
+                                        "), or 0 to let the GEMM choose");
       if (std::int64_t(args.m) * args.n > (std::int64_t(1) << 31) * 64)
         return Status::invalid_argument("M x N = " + s(std::int64_t(args.m) * args.n) + " is too large for one launch");
       if (std::int64_t(tiles(args.m, Cfg::BM)) * tiles(args.n, Cfg::BN) > 0x7FFFFFFF)
@@ -114,9 +138,11 @@ class Gemm {
   Status run(Args const& args, void* workspace = nullptr, cudaStream_t stream = nullptr) const {
     TESSERA_RETURN_IF_ERROR(can_implement(args));
     if constexpr (Cfg::valid) {
+      int const split = split_k_for(args);
       if (workspace_size(args) > 0 && workspace == nullptr)
-        return Status::workspace_too_small("split_k = " + std::to_string(args.split_k) + " needs " +
-                                           std::to_string(workspace_size(args)) +
+        return Status::workspace_too_small("split_k = " + std::to_string(args.split_k) +
+                                           (args.split_k == 0 ? " (automatic: " + std::to_string(split) + " slices)" : "") +
+                                           " needs " + std::to_string(workspace_size(args)) +
                                            " bytes of workspace (workspace_size()); pass a device buffer of that size");
       sm80::Params<Cfg> p{};
       p.m = args.m;
@@ -136,11 +162,11 @@ class Gemm {
       p.tiles_n = tiles(args.n, Cfg::BN);
       p.raster_group = 8;  // 8 tile rows per group: A100/H100, 4096^3 bf16 (see docs/performance.md)
       int const k_tiles = tiles(args.k, Cfg::BK);
-      p.k_splits = args.split_k;
-      p.k_tiles_per_split = tiles(k_tiles, args.split_k);
+      p.k_splits = split;
+      p.k_tiles_per_split = tiles(k_tiles, split);
       p.partials = static_cast<float*>(workspace);
       p.epilogue = args.epilogue;
-      dim3 const grid(unsigned(p.tiles_m * p.tiles_n), unsigned(args.batch_count), unsigned(args.split_k));
+      dim3 const grid(unsigned(p.tiles_m * p.tiles_n), unsigned(args.batch_count), unsigned(split));
       cudaError_t err;
       // The 16-byte path: aligned pointers and strides, and contiguous extents (K for a K-major
       // operand, M or N otherwise) that are whole vectors, so that a vector is wholly in or out.
@@ -151,7 +177,7 @@ class Gemm {
         // Narrower path: the widest access every address allows.
         err = launch<narrow<EA>(), narrow<EB>()>(grid, p, stream);
       }
-      if (err == cudaSuccess && args.split_k > 1) {
+      if (err == cudaSuccess && split > 1) {
         dim3 const rgrid(unsigned(std::min<std::int64_t>((std::int64_t(args.m) * args.n + 255) / 256, 65535)),
                          unsigned(args.batch_count));
         sm80::reduce_splits<Cfg><<<rgrid, 256, 0, stream>>>(p);

@@ -62,7 +62,7 @@ double unit_roundoff() {
 struct GemmCase {
   int m, n, k;
   int batch = 1;
-  int split_k = 1;
+  int split_k = 1;               // 0: chosen by the GEMM
   int pad = -1;                  // -1: leading dimensions rounded up to 16 elements plus 16 (the 16-byte
                                  // fast path); >= 0: the extent plus this many (odd: the narrow path)
   int misalign = 0;              // operand pointers start this many elements past an aligned address
@@ -262,6 +262,8 @@ inline std::vector<GemmCase> standard_cases() {
       {33, 65, 300, 3}, {1000, 1000, 1000}, {129, 130, 131, 1, 1, -1, 0, gemm::StorageOrder::kColumnMajor},
       {61, 67, 71, 2, 1, 3},  // odd leading dimensions: the narrow-alignment path
       {40, 24, 64, 1, 1, 0, 1},  // operands one element past an aligned address: the narrow path
+      {16, 136, 960, 1, 0},      // a decode shape with automatic split-K (several slices)
+      {20, 40, 1000, 2, 0},      // automatic split-K, batched, with a K residue
   };
   if (std::getenv("TESSERA_TEST_SMALL") == nullptr) return all;
   std::vector<GemmCase> small;

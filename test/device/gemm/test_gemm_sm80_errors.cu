@@ -77,4 +77,24 @@ TEST_CASE("sm80 GEMM rejects bad arguments with a fixable message and launches n
   REQUIRE(s.code() == StatusCode::kWorkspaceTooSmall);
   REQUIRE_THAT(s.message(), Catch::Contains("needs 32768 bytes of workspace"));
   for (auto const& x : f.d.to_host()) REQUIRE(x.bits() == 0xA5A5);
+
+  // split_k = 0: the GEMM chooses. K = 64 (2 k-tiles) is too short to split; a long K over one
+  // output tile gets several slices, at most 16, none empty, and a workspace for them.
+  args = f.good();
+  args.split_k = 0;
+  REQUIRE(gemm::Gemm<Cfg>::split_k_for(args) == 1);
+  REQUIRE(gemm::Gemm<Cfg>::workspace_size(args) == 0);
+  args.k = 4096;
+  args.lda = args.ldb = 4096;
+  int const split = gemm::Gemm<Cfg>::split_k_for(args);
+  REQUIRE(split > 1);
+  REQUIRE(split <= 16);
+  int const per = (128 + split - 1) / split;  // 128 k-tiles of 32
+  REQUIRE((split - 1) * per < 128);
+  REQUIRE(gemm::Gemm<Cfg>::workspace_size(args) == std::size_t(split) * 64 * 64 * sizeof(float));
+  Status const s_auto = gemm::Gemm<Cfg>{}.run(args, nullptr);
+  REQUIRE(s_auto.code() == StatusCode::kWorkspaceTooSmall);
+  REQUIRE_THAT(s_auto.message(), Catch::Contains("(automatic: " + std::to_string(split) + " slices)"));
+  args.split_k = -1;
+  REQUIRE_THAT(gemm::Gemm<Cfg>::can_implement(args).message(), Catch::Contains("or 0 to let the GEMM choose"));
 }

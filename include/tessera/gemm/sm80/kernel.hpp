@@ -283,25 +283,43 @@ TESSERA_UNROLL
           }
       }
     }
-    Pipe::drain();
-    store(p, acc, tm, tn, batch, split, tid);
+    Pipe::drain();  // the stages are free: the epilogue may stage D through shared memory
+    store(p, acc, tm, tn, batch, split, tid, smem);
   }
 
-  // Accumulators to D through the epilogue, or to the split-K workspace. Value i of thread t sits
-  // at (row0(t) + value_row(i), col0(t) + value_col(i)): the block's C layout is a sum of a thread
-  // part and a value part that never carry into each other (both stay inside the tile). Values
-  // come in pairs of adjacent columns (atom values 2j, 2j + 1), stored as one 2-element vector
-  // when D is row-major and the pair is aligned.
+  // The epilogue. Value i of thread t sits at (row0(t) + value_row(i), col0(t) + value_col(i)):
+  // the block's C layout is a sum of a thread part and a value part that never carry into each
+  // other (both stay inside the tile; tests/unit/tile checks it).
   TESSERA_HD static constexpr int value_row(int i) { return int(Tile::c_layout()(0, i)) % BM; }
   TESSERA_HD static constexpr int value_col(int i) { return int(Tile::c_layout()(0, i)) / BM; }
 
+  // Each warp stages its accumulators through shared memory, in rounds of RR rows of its WM x WN
+  // tile (one round when the stages' memory holds the whole tile), and reads them back four
+  // contiguous elements of D per lane: the chain runs in a loop over those quads (one copy of the
+  // chain's code, not one per accumulator: compile time), and the stores are 4-element vectors
+  // that consecutive lanes place side by side (full sectors). Rows are padded by 8 floats, so
+  // that the 8-byte accumulator-pair writes of a half-warp (four rows) fall on distinct banks.
+  using ED = typename Cfg::ElementD;
+  static constexpr int WM = AtomsM * Traits::M, WN = AtomsN * Traits::N;
+  static constexpr int stage_pitch = WN + 8;  // floats per staged row
+  static constexpr int warps = Cfg::warps_m * Cfg::warps_n;
+  static constexpr int stage_rounds = [] {
+    int r = 1;
+    while (warps * (WM / r) * stage_pitch * 4 > smem_bytes && AtomsM % (2 * r) == 0) r *= 2;
+    return r;
+  }();
+  static constexpr int RR = WM / stage_rounds;  // rows per round
+  static_assert(warps * RR * stage_pitch * 4 <= smem_bytes,
+                "gemm::sm80: the epilogue's staging needs more shared memory than the pipeline has; use more Stages "
+                "or a larger BlockTile K");
+  static_assert(RR * WN / 4 % 32 == 0, "gemm::sm80: a round of the epilogue must be whole passes of the warp");
+
   TESSERA_DEVICE static void store(Params<Cfg> const& p, Acc const (&acc)[Tile::c_values], int tm, int tn, int batch,
-                                   int split, int tid) {
-    using ED = typename Cfg::ElementD;
-    ED* const d = p.d + batch * p.batch_stride_d;
-    int const t0 = int(Tile::c_layout()(tid, 0));
-    int const row0 = tm * BM + t0 % BM, col0 = tn * BN + t0 / BM;
+                                   int split, int tid, char* smem) {
+    int const lane = tid % 32, warp = tid / 32;
     if (p.k_splits > 1) {
+      int const t0 = int(Tile::c_layout()(tid, 0));
+      int const row0 = tm * BM + t0 % BM, col0 = tn * BN + t0 / BM;
       TESSERA_UNROLL
       for (int i = 0; i < Tile::c_values; ++i) {
         int const row = row0 + value_row(i), col = col0 + value_col(i);
@@ -309,44 +327,62 @@ TESSERA_UNROLL
       }
       return;
     }
-    bool const pairs = p.d_col_stride == 1 && p.d_row_stride % 2 == 0 &&
-                       reinterpret_cast<std::uintptr_t>(d) % (2 * sizeof(ED)) == 0;
-    struct alignas(2 * sizeof(ED)) Pair {
-      ED x, y;
+    int const warp_m = warp % Cfg::warps_m, warp_n = warp / Cfg::warps_m;
+    float* const region = reinterpret_cast<float*>(smem) + warp * RR * stage_pitch;
+    int const l0 = int(Tile::c_layout()(lane, 0));  // the lane's origin in its warp's tile
+    int const lr0 = l0 % BM, lc0 = l0 / BM;
+    int const row_base = tm * BM + warp_m * WM, col_base = tn * BN + warp_n * WN;
+    bool const interior = (tm + 1) * BM <= p.m && (tn + 1) * BN <= p.n;
+    ED* const d = p.d + batch * p.batch_stride_d;
+    // A lane's quad runs along D's contiguous dimension; stored as one vector when aligned.
+    bool const row_major = p.d_col_stride == 1;
+    std::int64_t const step = row_major ? p.d_col_stride : p.d_row_stride;  // between a quad's elements
+    bool const vectors = step == 1 && (row_major ? p.d_row_stride : p.d_col_stride) % 4 == 0 &&
+                         p.batch_stride_d % 4 == 0 && reinterpret_cast<std::uintptr_t>(p.d) % (4 * sizeof(ED)) == 0;
+    struct alignas(4 * sizeof(ED)) Quad {
+      ED v[4];
     };
-    if (pairs && (tm + 1) * BM <= p.m && (tn + 1) * BN <= p.n) {
-      // An interior tile: no bounds to test, so the chain runs for every value in one straight
-      // block and the loads of its operands (bias, residual, C) issue together, before any store.
-      float y[Tile::c_values];
-      TESSERA_UNROLL
-      for (int i = 0; i < Tile::c_values; ++i) {
-        y[i] = p.epilogue(float(acc[i]), epilogue::Coord{row0 + value_row(i), col0 + value_col(i), batch});
-      }
+    TESSERA_UNROLL
+    for (int round = 0; round < stage_rounds; ++round) {
+      if (round > 0) __syncwarp();  // the previous round's reads are done
       TESSERA_UNROLL
       for (int i = 0; i < Tile::c_values; i += 2) {
-        *reinterpret_cast<Pair*>(d + (row0 + value_row(i)) * p.d_row_stride + col0 + value_col(i)) =
-            Pair{epilogue::convert_output<ED>(y[i]), epilogue::convert_output<ED>(y[i + 1])};
+        int const r = lr0 + value_row(i) - round * RR;
+        if (value_row(i) / RR != round) continue;  // resolved at compile time
+        *reinterpret_cast<float2*>(region + r * stage_pitch + lc0 + value_col(i)) = float2{float(acc[i]), float(acc[i + 1])};
       }
-      return;
-    }
-    TESSERA_UNROLL
-    for (int i = 0; i < Tile::c_values; i += 2) {
-      int const row = row0 + value_row(i);
-      int const col = col0 + value_col(i);  // value i + 1 is at column col + 1
-      // The epilogue runs for in-bounds elements only: its stages read vectors and matrices of the
-      // output's extent.
-      if (row >= p.m || col >= p.n) continue;
-      ED const y0 = epilogue::convert_output<ED>(p.epilogue(float(acc[i]), epilogue::Coord{row, col, batch}));
-      if (col + 1 >= p.n) {
-        d[row * p.d_row_stride + col * p.d_col_stride] = y0;
-        continue;
-      }
-      ED const y1 = epilogue::convert_output<ED>(p.epilogue(float(acc[i + 1]), epilogue::Coord{row, col + 1, batch}));
-      if (pairs) {
-        *reinterpret_cast<Pair*>(d + row * p.d_row_stride + col) = Pair{y0, y1};
-      } else {
-        d[row * p.d_row_stride + col * p.d_col_stride] = y0;
-        d[row * p.d_row_stride + (col + 1) * p.d_col_stride] = y1;
+      __syncwarp();
+      TESSERA_UNROLL_N(1)
+      for (int q = lane; q < RR * WN / 4; q += 32) {
+        // Row-major D: quads along a row, consecutive lanes side by side. Column-major: down a
+        // column, consecutive lanes in consecutive columns (conflict-free reads of the stage).
+        int const r = row_major ? q / (WN / 4) : (q / WN) * 4;
+        int const c = row_major ? (q % (WN / 4)) * 4 : q % WN;
+        float v[4];
+        if (row_major) {
+          float4 const x = *reinterpret_cast<float4 const*>(region + r * stage_pitch + c);
+          v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+        } else {
+          TESSERA_UNROLL
+          for (int j = 0; j < 4; ++j) v[j] = region[(r + j) * stage_pitch + c];
+        }
+        int const row = row_base + round * RR + r, col = col_base + c;
+        Quad out;
+        bool in[4];
+        TESSERA_UNROLL
+        for (int j = 0; j < 4; ++j) {
+          int const rj = row_major ? row : row + j, cj = row_major ? col + j : col;
+          in[j] = interior || (rj < p.m && cj < p.n);  // the chain reads operands of D's extent only
+          out.v[j] = epilogue::convert_output<ED>(in[j] ? p.epilogue(v[j], epilogue::Coord{rj, cj, batch}) : 0.0f);
+        }
+        ED* const at = d + row * p.d_row_stride + col * p.d_col_stride;
+        if (vectors && in[3]) {  // the quad's last element in bounds: all four are
+          *reinterpret_cast<Quad*>(at) = out;
+        } else {
+          TESSERA_UNROLL
+          for (int j = 0; j < 4; ++j)
+            if (in[j]) at[j * step] = out.v[j];
+        }
       }
     }
   }

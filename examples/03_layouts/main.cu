@@ -1,10 +1,10 @@
-// 00_layouts: the vocabulary every Tessera kernel is written in.
+// 03_layouts: the vocabulary every Tessera kernel is written in.
 //
 // A layout maps coordinates to offsets. This example builds a matrix layout, tiles it the way a
 // GEMM tiles its output across thread blocks, swizzles a shared-memory tile, and converts floats
 // to the narrow types the tensor cores read. The host prints the results; where a CUDA GPU is
 // present, a kernel evaluates the same layouts and conversions on the device and the host checks
-// that both agree. Build: see README.md; run: ./00_layouts
+// that both agree. Build: see README.md; run: ./03_layouts
 #include <cstdio>
 #include <vector>
 

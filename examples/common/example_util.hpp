@@ -1,0 +1,127 @@
+// What the GEMM examples share: random operands, a host reference in double precision, and the
+// comparison that decides the example's exit status. Not part of the library.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include "tessera/core/numeric_types.hpp"
+#include "tessera/gemm/gemm.hpp"
+
+namespace example {
+
+#define EXAMPLE_CUDA(expr)                                                                          \
+  do {                                                                                              \
+    cudaError_t _e = (expr);                                                                        \
+    if (_e != cudaSuccess) {                                                                        \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(_e)); \
+      std::exit(1);                                                                                 \
+    }                                                                                               \
+  } while (0)
+
+// True when a CUDA device is present; otherwise says so (the examples then exit 0 after printing).
+inline bool have_gpu() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("no CUDA device: nothing to run (the example compiled)\n");
+    return false;
+  }
+  return true;
+}
+
+// Values in [-1, 1] that bf16 represents exactly (multiples of 1/64), so that the reference sees the
+// same inputs as the GPU.
+inline std::vector<tessera::bfloat16> random_bf16(std::size_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(-64, 64);
+  std::vector<tessera::bfloat16> v(count);
+  for (auto& x : v) x = tessera::bfloat16(float(d(rng)) / 64.0f);
+  return v;
+}
+
+template <class T>
+T* to_device(std::vector<T> const& host) {
+  T* p = nullptr;
+  EXAMPLE_CUDA(cudaMalloc(&p, host.size() * sizeof(T)));
+  EXAMPLE_CUDA(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return p;
+}
+
+template <class T>
+std::vector<T> to_host(T const* device, std::size_t count) {
+  std::vector<T> host(count);
+  EXAMPLE_CUDA(cudaMemcpy(host.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+// Random bf16 operands of a TN problem on the device (A row-major M x K, B column-major K x N, D
+// row-major M x N), freed with the object; arguments<Config>() fills a GEMM's sizes and pointers.
+struct TnOperands {
+  int m, n, k;
+  std::vector<tessera::bfloat16> a, b;  // host copies, for the reference
+  tessera::bfloat16 *d_a = nullptr, *d_b = nullptr, *d_d = nullptr;
+  TnOperands(int m_, int n_, int k_)
+      : m(m_), n(n_), k(k_), a(random_bf16(std::size_t(m_) * k_, 1)), b(random_bf16(std::size_t(n_) * k_, 2)) {
+    d_a = to_device(a);
+    d_b = to_device(b);
+    EXAMPLE_CUDA(cudaMalloc(&d_d, sizeof(tessera::bfloat16) * std::size_t(m) * n));
+  }
+  ~TnOperands() {
+    cudaFree(d_a);
+    cudaFree(d_b);
+    cudaFree(d_d);
+  }
+  TnOperands(TnOperands const&) = delete;
+  TnOperands& operator=(TnOperands const&) = delete;
+  template <class Config>
+  tessera::gemm::Arguments<Config> arguments() const {
+    tessera::gemm::Arguments<Config> args;
+    args.m = m;
+    args.n = n;
+    args.k = k;
+    args.a = d_a;
+    args.lda = k;
+    args.b = d_b;
+    args.ldb = k;
+    args.d = d_d;
+    args.ldd = n;
+    return args;
+  }
+  std::vector<tessera::bfloat16> result() const { return to_host(d_d, std::size_t(m) * n); }
+};
+
+// A (m x k, row-major) times B (k x n, column-major: B(k, j) at j * k + k), in double.
+inline double dot(std::vector<tessera::bfloat16> const& a, std::vector<tessera::bfloat16> const& b, int k, int i, int j) {
+  double acc = 0;
+  for (int kk = 0; kk < k; ++kk) acc += double(float(a[std::size_t(i) * k + kk])) * double(float(b[std::size_t(j) * k + kk]));
+  return acc;
+}
+
+// Compares every element of the m x n row-major bf16 result with want(i, j); the tolerance is
+// bf16's rounding of the result plus float accumulation. Prints a summary; returns the exit status.
+inline int compare(char const* what, std::vector<tessera::bfloat16> const& got, int m, int n,
+                   std::function<double(int, int)> const& want) {
+  int bad = 0;
+  double worst = 0;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double const w = want(i, j), g = double(float(got[std::size_t(i) * n + j]));
+      double const err = std::fabs(g - w);
+      worst = std::fmax(worst, err);
+      if (!(err <= std::ldexp(1.0, -7) * std::fabs(w) + 1e-3)) {
+        if (bad < 5) std::printf("  mismatch at (%d, %d): got %g, want %g\n", i, j, g, w);
+        ++bad;
+      }
+    }
+  std::printf("%s: %d x %d checked against a double-precision host reference, %d mismatches, max |error| %.3g\n", what,
+              m, n, bad, worst);
+  return bad == 0 ? 0 : 1;
+}
+
+}  // namespace example

@@ -52,6 +52,7 @@ struct Kernel {
                              BN / (Cfg::warps_n * Traits::N)>;
   static constexpr int AtomsM = Tile::atoms_m, AtomsN = Tile::atoms_n;
   static constexpr int KSteps = BK / Traits::K;  // MMA k-steps per k-tile
+  static constexpr int min_blocks = Tile::c_values <= 64 && 2 * Cfg::smem_bytes <= 227 * 1024 ? 2 : 1;
   // Shared tiles: (mn, k) when K-major, (k, mn) when MN-major.
   using SmemA = std::conditional_t<Cfg::a_k_major, tile::SwizzledTile<EA, BM, BK>, tile::SwizzledTile<EA, BK, BM>>;
   using SmemB = std::conditional_t<Cfg::b_k_major, tile::SwizzledTile<EB, BN, BK>, tile::SwizzledTile<EB, BK, BN>>;
@@ -312,7 +313,7 @@ TESSERA_UNROLL
   static_assert(warps * RR * stage_pitch * 4 <= smem_bytes,
                 "gemm::sm80: the epilogue's staging needs more shared memory than the pipeline has; use more Stages "
                 "or a larger BlockTile K");
-  static_assert(RR * WN / 4 % 32 == 0, "gemm::sm80: a round of the epilogue must be whole passes of the warp");
+  static_assert(RR * WN / 4 % (4 * 32) == 0, "gemm::sm80: a round of the epilogue must be whole passes of the warp");
 
   TESSERA_DEVICE static void store(Params<Cfg> const& p, Acc const (&acc)[Tile::c_values], int tm, int tn, int batch,
                                    int split, int tid, char* smem) {
@@ -352,7 +353,8 @@ TESSERA_UNROLL
         *reinterpret_cast<float2*>(region + r * stage_pitch + lc0 + value_col(i)) = float2{float(acc[i]), float(acc[i + 1])};
       }
       __syncwarp();
-      TESSERA_UNROLL_N(1)
+      // Four quads per iteration: their operand loads (bias, residual) are in flight together.
+      TESSERA_UNROLL_N(4)
       for (int q = lane; q < RR * WN / 4; q += 32) {
         // Row-major D: quads along a row, consecutive lanes side by side. Column-major: down a
         // column, consecutive lanes in consecutive columns (conflict-free reads of the stage).
@@ -388,8 +390,10 @@ TESSERA_UNROLL
   }
 };
 
+// Blocks with small warp tiles (at most 64 accumulators per thread) are compiled to fit two per
+// multiprocessor when their shared memory allows: 128 registers per thread at 256 threads.
 template <class Cfg, int VecA, int VecB>
-__global__ void __launch_bounds__(Cfg::threads) gemm_kernel(Params<Cfg> const p) {
+__global__ void __launch_bounds__(Cfg::threads, Kernel<Cfg>::min_blocks) gemm_kernel(Params<Cfg> const p) {
   extern __shared__ __align__(1024) char smem[];  // XOR addressing needs the tile bases aligned
   Kernel<Cfg>::template run<VecA, VecB>(p, smem);
 }

@@ -199,8 +199,6 @@ using Bf16Bk32 = TnConfig<bfloat16, bfloat16, float, 128, 256, 32, 2, 4, 4>;
 using Bf16Small = TnConfig<bfloat16, bfloat16, float, 128, 128, 32, 2, 2, 4>;
 using Bf16SmallBk64 = TnConfig<bfloat16, bfloat16, float, 128, 128, 64, 2, 2, 3>;
 using Bf16Tall = TnConfig<bfloat16, bfloat16, float, 256, 128, 32, 4, 2, 4>;
-using Bf16Occ2 = TnConfig<bfloat16, bfloat16, float, 128, 128, 64, 2, 4, 3>;    // 64x32 warp tiles, 2 blocks/SM
-using Bf16Occ2Bk32 = TnConfig<bfloat16, bfloat16, float, 128, 128, 32, 2, 4, 4>;
 using F16 = TnConfig<tessera::half, tessera::half, float, 128, 256, 64, 2, 4, 3>;
 using Tf32 = TnConfig<float, float, float, 128, 128, 32, 2, 2, 3>;
 using S8 = TnConfig<std::int8_t, std::int32_t, std::int32_t, 128, 256, 64, 2, 4, 3>;
@@ -248,8 +246,6 @@ BENCHMARK(BM_tessera<Bf16Bk32>)->Name("gemm_bf16_tn/tessera_128x256x32_s4")->App
 BENCHMARK(BM_tessera<Bf16Small>)->Name("gemm_bf16_tn/tessera_128x128x32_s4")->Apply(square_shapes);
 BENCHMARK(BM_tessera<Bf16SmallBk64>)->Name("gemm_bf16_tn/tessera_128x128x64_s3")->Apply(square_shapes);
 BENCHMARK(BM_tessera<Bf16Tall>)->Name("gemm_bf16_tn/tessera_256x128x32_s4")->Apply(square_shapes);
-BENCHMARK(BM_tessera<Bf16Occ2>)->Name("gemm_bf16_tn/tessera_128x128x64_w2x4_s3")->Apply(square_shapes);
-BENCHMARK(BM_tessera<Bf16Occ2Bk32>)->Name("gemm_bf16_tn/tessera_128x128x32_w2x4_s4")->Apply(square_shapes);
 BENCHMARK(BM_tessera<F16>)->Name("gemm_f16_tn/tessera")->Apply(shapes);
 BENCHMARK(BM_cublas<tessera::half, tessera::half, float>)->Name("gemm_f16_tn/cublas")->Apply(shapes);
 BENCHMARK(BM_tessera<Tf32>)->Name("gemm_tf32_tn/tessera")->Apply(shapes);

@@ -52,7 +52,6 @@ struct Kernel {
                              BN / (Cfg::warps_n * Traits::N)>;
   static constexpr int AtomsM = Tile::atoms_m, AtomsN = Tile::atoms_n;
   static constexpr int KSteps = BK / Traits::K;  // MMA k-steps per k-tile
-  static constexpr int min_blocks = Tile::c_values <= 64 && 2 * Cfg::smem_bytes <= 227 * 1024 ? 2 : 1;
   // Shared tiles: (mn, k) when K-major, (k, mn) when MN-major.
   using SmemA = std::conditional_t<Cfg::a_k_major, tile::SwizzledTile<EA, BM, BK>, tile::SwizzledTile<EA, BK, BM>>;
   using SmemB = std::conditional_t<Cfg::b_k_major, tile::SwizzledTile<EB, BN, BK>, tile::SwizzledTile<EB, BK, BN>>;
@@ -390,10 +389,8 @@ TESSERA_UNROLL
   }
 };
 
-// Blocks with small warp tiles (at most 64 accumulators per thread) are compiled to fit two per
-// multiprocessor when their shared memory allows: 128 registers per thread at 256 threads.
 template <class Cfg, int VecA, int VecB>
-__global__ void __launch_bounds__(Cfg::threads, Kernel<Cfg>::min_blocks) gemm_kernel(Params<Cfg> const p) {
+__global__ void __launch_bounds__(Cfg::threads) gemm_kernel(Params<Cfg> const p) {
   extern __shared__ __align__(1024) char smem[];  // XOR addressing needs the tile bases aligned
   Kernel<Cfg>::template run<VecA, VecB>(p, smem);
 }

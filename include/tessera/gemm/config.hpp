@@ -67,6 +67,7 @@ enum class ConfigError {
   kTileK,
   kStages,
   kSharedMemory,
+  kEpilogueStaging,
 };
 
 template <class Arch_, class ElementA_, class LayoutA_, class ElementB_, class LayoutB_, class ElementD_,
@@ -92,6 +93,17 @@ struct Config {
   static constexpr int smem_bytes = stages * (BM * BK * int(sizeof(ElementA)) + BN * BK * int(sizeof(ElementB)));
 
  private:
+  // The epilogue stages each warp's float accumulators through the pipeline's shared memory, in
+  // rounds of atom rows: halving the rows per round while the atom rows divide evenly
+  // (gemm/sm80/kernel.hpp). The bytes of the smallest round it can make, all warps together.
+  template <class Traits>
+  static constexpr int epilogue_staging_bytes() {
+    int const warp_m = BM / warps_m, warp_n = BN / warps_n, atoms = warp_m / Traits::M;
+    int rounds = 1;
+    while (atoms % (2 * rounds) == 0) rounds *= 2;
+    return warps_m * warps_n * (warp_m / rounds) * (warp_n + 8) * 4;
+  }
+
   static constexpr ConfigError first_error() {
     if constexpr (!std::is_same_v<Arch, arch::Sm80> && !std::is_same_v<Arch, arch::Sm90>) {
       return ConfigError::kArch;
@@ -106,6 +118,7 @@ struct Config {
       if (BK % Traits::K != 0 || BK * int(sizeof(ElementA)) % 16 != 0) return ConfigError::kTileK;
       if (stages < 2 || stages > 5) return ConfigError::kStages;
       if (smem_bytes > Arch::max_smem_per_block) return ConfigError::kSharedMemory;
+      if (epilogue_staging_bytes<Traits>() > smem_bytes) return ConfigError::kEpilogueStaging;
       return ConfigError::kNone;
     }
   }
@@ -130,6 +143,9 @@ struct Config {
                 "gemm::Config: BlockTile K is not a multiple of the MMA atom's K (16 for 16-bit types, 8 for tf32, "
                 "32 for int8) or of 16 bytes; use BlockTile K = 32 or 64");
   static_assert(error != ConfigError::kStages, "gemm::Config: Stages must be 2 to 5; use Stages<3> or Stages<4>");
+  static_assert(error != ConfigError::kEpilogueStaging,
+                "gemm::Config: the epilogue stages each warp's accumulators through the pipeline's shared memory, "
+                "which is too small for one row of MMA atoms per warp; use more Stages or a larger BlockTile K");
   static_assert(error != ConfigError::kSharedMemory,
                 "gemm::Config: the pipeline needs more shared memory than a block may have; use fewer Stages or a "
                 "smaller BlockTile");

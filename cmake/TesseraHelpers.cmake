@@ -21,7 +21,8 @@ function(tessera_cuda_gencode_flags out)
 endfunction()
 
 function(tessera_add_compile_check)
-  cmake_parse_arguments(A "EXPECT_FAIL" "NAME;LANGUAGE;SOURCE;EXPECT_REGEX;MAX_ERRORS;OBJECT_CONTAINS" "LABELS" ${ARGN})
+  cmake_parse_arguments(A "EXPECT_FAIL;NO_SPILLS" "NAME;LANGUAGE;SOURCE;EXPECT_REGEX;MAX_ERRORS;OBJECT_CONTAINS" "LABELS"
+                        ${ARGN})
   set(obj ${CMAKE_CURRENT_BINARY_DIR}/compile_checks/${A_NAME}.o)
   set(inc -I${PROJECT_SOURCE_DIR}/include)
   if(A_LANGUAGE STREQUAL "CXX")
@@ -31,6 +32,9 @@ function(tessera_add_compile_check)
     tessera_cuda_gencode_flags(gencode)
     set(compiler ${CMAKE_CUDA_COMPILER})
     set(flags -std=c++20 ${inc} ${TESSERA_CUDA_FLAGS} ${gencode} -x cu -c -o ${obj})
+    if(A_NO_SPILLS)
+      list(APPEND flags -O3 -Xptxas -v)
+    endif()
     if(CMAKE_CUDA_HOST_COMPILER)
       list(APPEND flags -ccbin ${CMAKE_CUDA_HOST_COMPILER})
     endif()
@@ -52,7 +56,7 @@ function(tessera_add_compile_check)
            COMMAND ${CMAKE_COMMAND}
                    -DCOMPILER=${compiler} "-DFLAGS=${flags}" -DSOURCE=${A_SOURCE} -DOBJECT=${obj}
                    -DEXPECT_FAIL=${A_EXPECT_FAIL} "-DEXPECT_REGEX=${A_EXPECT_REGEX}" -DMAX_ERRORS=${A_MAX_ERRORS}
-                   "-DOBJECT_CONTAINS=${A_OBJECT_CONTAINS}"
+                   "-DOBJECT_CONTAINS=${A_OBJECT_CONTAINS}" -DNO_SPILLS=${A_NO_SPILLS}
                    -P ${TESSERA_COMPILE_CHECK_SCRIPT})
   set_tests_properties(${A_NAME} PROPERTIES LABELS "compile;${A_LABELS}")
 endfunction()

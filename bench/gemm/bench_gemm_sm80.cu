@@ -193,14 +193,14 @@ void BM_cublas(benchmark::State& state) {
 
 using BiasGelu = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>, epilogue::GeluTanh>;
 // The headline configuration (fastest without spills on the H200 at 4096^3 and 8192^3) and variants.
+// Every configuration here is also in test/ptxas/sm80_configs.cu, which fails CI if one spills.
 using Bf16 = TnConfig<bfloat16, bfloat16, float, 128, 256, 64, 2, 4, 3>;
 using Bf16BiasGelu = TnConfig<bfloat16, bfloat16, float, 128, 256, 64, 2, 4, 3, BiasGelu>;
 using Bf16Bk32 = TnConfig<bfloat16, bfloat16, float, 128, 256, 32, 2, 4, 4>;
 using Bf16Small = TnConfig<bfloat16, bfloat16, float, 128, 128, 32, 2, 2, 4>;
-using Bf16SmallBk64 = TnConfig<bfloat16, bfloat16, float, 128, 128, 64, 2, 2, 3>;
 using Bf16Tall = TnConfig<bfloat16, bfloat16, float, 256, 128, 32, 4, 2, 4>;
 using F16 = TnConfig<tessera::half, tessera::half, float, 128, 256, 64, 2, 4, 3>;
-using Tf32 = TnConfig<float, float, float, 128, 128, 32, 2, 2, 3>;
+using Tf32 = TnConfig<float, float, float, 128, 256, 32, 2, 4, 3>;  // 128x128x32 spills on sm_90a
 using S8 = TnConfig<std::int8_t, std::int32_t, std::int32_t, 128, 256, 64, 2, 4, 3>;
 
 void BM_tessera_bias_gelu(benchmark::State& state) {
@@ -244,7 +244,6 @@ BENCHMARK(BM_tessera<Bf16>)->Name("gemm_bf16_tn/tessera")->Apply(shapes);
 BENCHMARK(BM_cublas<bfloat16, bfloat16, float>)->Name("gemm_bf16_tn/cublas")->Apply(shapes);
 BENCHMARK(BM_tessera<Bf16Bk32>)->Name("gemm_bf16_tn/tessera_128x256x32_s4")->Apply(square_shapes);
 BENCHMARK(BM_tessera<Bf16Small>)->Name("gemm_bf16_tn/tessera_128x128x32_s4")->Apply(square_shapes);
-BENCHMARK(BM_tessera<Bf16SmallBk64>)->Name("gemm_bf16_tn/tessera_128x128x64_s3")->Apply(square_shapes);
 BENCHMARK(BM_tessera<Bf16Tall>)->Name("gemm_bf16_tn/tessera_256x128x32_s4")->Apply(square_shapes);
 BENCHMARK(BM_tessera<F16>)->Name("gemm_f16_tn/tessera")->Apply(shapes);
 BENCHMARK(BM_cublas<tessera::half, tessera::half, float>)->Name("gemm_f16_tn/cublas")->Apply(shapes);

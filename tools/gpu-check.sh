@@ -52,7 +52,7 @@ done
 device_tests="$build/test/tessera_device_tests"
 for tool in memcheck racecheck synccheck; do
   want sanitizers || continue
-  if TESSERA_TEST_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 99 "$device_tests" > "$out/sanitizer-$tool.log" 2>&1; then
+  if TESSERA_TEST_SMALL=1 timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 99 "$device_tests" > "$out/sanitizer-$tool.log" 2>&1; then
     note "compute-sanitizer $tool: $(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" || echo clean)"
   else
     status=1

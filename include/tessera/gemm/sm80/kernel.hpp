@@ -2,9 +2,11 @@
 //
 // Mainloop: a multistage cp.async pipeline brings BM x BK and BN x BK tiles into swizzled shared
 // memory; warps load MMA fragments with ldmatrix (or element by element for the MN-major tf32 /
-// int8 tiles, which ldmatrix cannot transpose) and issue mma.sync. Residues are zero-filled by the
-// copies. Epilogue: each accumulator knows its (row, col) from the block's C layout, runs the
-// epilogue chain and is stored (split-K: added to a float workspace, reduced by a second kernel).
+// int8 tiles, which ldmatrix cannot transpose) and issue mma.sync. K residues are zero-filled by
+// the copies; M and N residues are not copied (they feed only outputs that are never stored).
+// Epilogue: each warp stages its accumulators through the freed shared memory and runs the chain
+// on quads of D read back from it, stored as vectors (split-K: each slice writes floats to a
+// workspace, which a second kernel sums and runs the chain on). docs/gemm.md has the details.
 // tessera-header: cuda-only
 #pragma once
 

@@ -1,0 +1,92 @@
+// Epilogue stages on the host: each stage's formula, the chain's order, run-time switching, and
+// the saturating conversion to the output types. (The GPU GEMM tests run every stage again inside
+// the kernel against the same host evaluation.)
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "tessera/core/matrix_layout.hpp"
+#include "tessera/epilogue/activations.hpp"
+#include "tessera/epilogue/convert.hpp"
+#include "tessera/epilogue/tensor_stages.hpp"
+
+using namespace tessera;
+using namespace tessera::epilogue;
+
+TEST_CASE("epilogue stages compute their formulas", "[epilogue]") {
+  Coord const at{2, 3, 1};
+  std::vector<float> row{10, 20, 30, 40}, col{1, 2, 3, 4, 5};
+  // A 2-batch 4 x 5 matrix, row-major per batch: value = 1000 b + 10 r + c.
+  std::vector<float> m(2 * 4 * 5);
+  for (int b = 0; b < 2; ++b)
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 5; ++c) m[std::size_t(b * 20 + r * 5 + c)] = float(1000 * b + 10 * r + c);
+
+  CHECK(LinearCombination<float>{2.0f, 0.0f, {}}(3.0f, at) == 6.0f);  // beta 0: C (null) not read
+  auto const c_row = MatrixRef<float>::row_major(m.data(), 5, 20);
+  CHECK(LinearCombination<float>{2.0f, 0.5f, c_row}(3.0f, at) == 6.0f + 0.5f * 1023.0f);
+  // The same matrix seen column-major (element (r, c) at c * 4 + r of the first 20 values).
+  auto const c_col = MatrixRef<float>::column_major(m.data(), 4);
+  CHECK(c_col[Coord{1, 2, 0}] == m[2 * 4 + 1]);
+  CHECK(Bias<PerRow, float>{row.data()}(1.0f, at) == 31.0f);
+  CHECK(Bias<PerColumn, float>{col.data()}(1.0f, at) == 5.0f);
+  CHECK(ScaleShift<PerColumn, float>{col.data(), row.data()}(2.0f, at) == 2.0f * 4.0f + 40.0f);
+  CHECK(ResidualAdd<float>{c_row}(0.5f, at) == 1023.5f);
+  CHECK(Relu{}(-2.0f, at) == 0.0f);
+  CHECK(Relu{}(2.5f, at) == 2.5f);
+  CHECK(Clamp{-1.0f, 1.0f}(3.0f, at) == 1.0f);
+  CHECK(Clamp{-1.0f, 1.0f}(-3.0f, at) == -1.0f);
+  for (float x : {-3.0f, -0.5f, 0.0f, 0.7f, 4.0f}) {
+    double const xd = x;
+    CHECK(GeluErf{}(x, at) == Approx(0.5 * xd * (1 + std::erf(xd / std::sqrt(2.0)))).margin(1e-6));
+    CHECK(GeluTanh{}(x, at) ==
+          Approx(0.5 * xd * (1 + std::tanh(std::sqrt(2 / M_PI) * (xd + 0.044715 * xd * xd * xd)))).margin(1e-6));
+    CHECK(Sigmoid{}(x, at) == Approx(1 / (1 + std::exp(-xd))).margin(1e-6));
+    CHECK(Silu{}(x, at) == Approx(xd / (1 + std::exp(-xd))).margin(1e-6));
+  }
+}
+
+TEST_CASE("a chain applies its stages in order, and Optional stages switch at run time", "[epilogue]") {
+  Coord const at{0, 1, 0};
+  std::vector<float> bias{5.0f, -5.0f};
+  using BiasThenRelu = Chain<Bias<PerColumn, float>, Relu>;
+  using ReluThenBias = Chain<Relu, Bias<PerColumn, float>>;
+  CHECK(BiasThenRelu{{bias.data()}, {}}(2.0f, at) == 0.0f);   // relu(2 - 5)
+  CHECK(ReluThenBias{{}, {bias.data()}}(2.0f, at) == -3.0f);  // relu(2) - 5
+  CHECK(Identity{}(7.25f, at) == 7.25f);
+  STATIC_REQUIRE(BiasThenRelu::size == 2);
+
+  Chain<Optional<LinearCombination<float>>, Optional<Relu>> c;
+  CHECK(c(-4.0f, at) == -4.0f);  // all off: the identity
+  c = {{{3.0f, 0.0f, {}}, true}, {{}, false}};
+  CHECK(c(-4.0f, at) == -12.0f);
+  c = {{{3.0f, 0.0f, {}}, true}, {{}, true}};
+  CHECK(c(-4.0f, at) == 0.0f);
+}
+
+TEST_CASE("outputs convert with round-to-nearest-even, saturating for integers and fp8", "[epilogue][convert]") {
+  CHECK(convert_output<std::int8_t>(300.7f) == 127);
+  CHECK(convert_output<std::int8_t>(-1000.0f) == -128);
+  CHECK(convert_output<std::int8_t>(2.5f) == 2);  // to even
+  CHECK(convert_output<std::int8_t>(3.5f) == 4);
+  CHECK(convert_output<std::int8_t>(std::numeric_limits<float>::quiet_NaN()) == 0);
+  CHECK(convert_output<std::uint8_t>(-3.0f) == 0);
+  CHECK(convert_output<std::int32_t>(3e10f) == 2147483520);
+  CHECK(convert_output<std::int32_t>(-3e10f) == std::numeric_limits<std::int32_t>::min());
+  CHECK(convert_output<float>(1.2345f) == 1.2345f);
+  CHECK(convert_output<bfloat16>(1.0f + 1.0f / 256).bits() == bfloat16(1.0f).bits());  // tie: to even
+  CHECK(convert_output<float8_e4m3>(1e6f).to_float() == 448.0f);                      // saturates to the largest finite
+  CHECK(convert_output<float8_e4m3>(-1e6f).to_float() == -448.0f);
+  CHECK(ConvertTo<std::int8_t>{}(200.0f, Coord{0, 0, 0}) == 127.0f);  // rounds and goes on in float
+}
+
+TEST_CASE("matrix layout tags", "[core][layout]") {
+  STATIC_REQUIRE(RowMajor::row_major);
+  STATIC_REQUIRE(!ColumnMajor::row_major);
+  STATIC_REQUIRE(is_matrix_layout_v<RowMajor>);
+  STATIC_REQUIRE(is_matrix_layout_v<ColMajor>);
+  STATIC_REQUIRE(!is_matrix_layout_v<int>);
+}

@@ -65,6 +65,7 @@ enum class ConfigError {
   kTileM,
   kTileN,
   kTileK,
+  kTileKSteps,
   kStages,
   kSharedMemory,
   kEpilogueStaging,
@@ -116,6 +117,7 @@ struct Config {
       if (BM % (warps_m * Traits::M) != 0) return ConfigError::kTileM;
       if (BN % (warps_n * 2 * Traits::N) != 0) return ConfigError::kTileN;
       if (BK % Traits::K != 0 || BK * int(sizeof(ElementA)) % 16 != 0) return ConfigError::kTileK;
+      if (BK / Traits::K % 2 != 0) return ConfigError::kTileKSteps;
       if (stages < 2 || stages > 5) return ConfigError::kStages;
       if (smem_bytes > Arch::max_smem_per_block) return ConfigError::kSharedMemory;
       if (epilogue_staging_bytes<Traits>() > smem_bytes) return ConfigError::kEpilogueStaging;
@@ -142,6 +144,10 @@ struct Config {
   static_assert(error != ConfigError::kTileK,
                 "gemm::Config: BlockTile K is not a multiple of the MMA atom's K (16 for 16-bit types, 8 for tf32, "
                 "32 for int8) or of 16 bytes; use BlockTile K = 32 or 64");
+  static_assert(error != ConfigError::kTileKSteps,
+                "gemm::Config: BlockTile K holds an odd number of MMA k-steps, and the mainloop double-buffers "
+                "fragments over pairs of k-steps; use an even multiple of the atom's K, e.g. BlockTile K = 32 or 64 "
+                "(16-bit types), 16 or 32 (tf32), 64 (int8)");
   static_assert(error != ConfigError::kStages, "gemm::Config: Stages must be 2 to 5; use Stages<3> or Stages<4>");
   static_assert(error != ConfigError::kEpilogueStaging,
                 "gemm::Config: the epilogue stages each warp's accumulators through the pipeline's shared memory, "

@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -116,8 +117,9 @@ class Gemm {
                                         "), or 0 to let the GEMM choose");
       if (std::int64_t(args.m) * args.n > (std::int64_t(1) << 31) * 64)
         return Status::invalid_argument("M x N = " + s(std::int64_t(args.m) * args.n) + " is too large for one launch");
-      if (std::int64_t(tiles(args.m, Cfg::BM)) * tiles(args.n, Cfg::BN) > 0x7FFFFFFF)
-        return Status::invalid_argument("too many output tiles for one grid; split the problem in batches");
+      if (std::int64_t(tiles(args.m, Cfg::BM)) * tiles(args.n, Cfg::BN) * args.batch_count * split_k_for(args) > 0x7FFFFFFF)
+        return Status::invalid_argument("too many output tiles (times batch and K slices) for one launch; split the "
+                                        "problem in batches");
       if (args.batch_count > 65535)
         return Status::invalid_argument("batch_count = " + s(args.batch_count) + " exceeds 65535; launch in parts");
       int device = 0, major = 0;
@@ -162,20 +164,22 @@ class Gemm {
       p.tiles_n = tiles(args.n, Cfg::BN);
       p.raster_group = 8;  // 8 tile rows per group: A100/H100, 4096^3 bf16 (see docs/performance.md)
       int const k_tiles = tiles(args.k, Cfg::BK);
+      p.batch_count = args.batch_count;
       p.k_splits = split;
       p.k_tiles_per_split = tiles(k_tiles, split);
       p.partials = static_cast<float*>(workspace);
       p.epilogue = args.epilogue;
-      dim3 const grid(unsigned(p.tiles_m * p.tiles_n), unsigned(args.batch_count), unsigned(split));
+      // Persistent blocks: as many as fit on the device at once, or one per work item if fewer.
+      std::int64_t const work_items = std::int64_t(p.tiles_m) * p.tiles_n * args.batch_count * split;
       cudaError_t err;
       // The 16-byte path: aligned pointers and strides, and contiguous extents (K for a K-major
       // operand, M or N otherwise) that are whole vectors, so that a vector is wholly in or out.
       if (aligned16<EA>(args.a, args.lda, args.batch_stride_a, Cfg::a_k_major ? args.k : args.m) &&
           aligned16<EB>(args.b, args.ldb, args.batch_stride_b, Cfg::b_k_major ? args.k : args.n)) {
-        err = launch<16, 16>(grid, p, stream);
+        err = launch<16, 16>(work_items, p, stream);
       } else {
         // Narrower path: the widest access every address allows.
-        err = launch<narrow<EA>(), narrow<EB>()>(grid, p, stream);
+        err = launch<narrow<EA>(), narrow<EB>()>(work_items, p, stream);
       }
       if (err == cudaSuccess && split > 1) {
         dim3 const rgrid(unsigned(std::min<std::int64_t>((std::int64_t(args.m) * args.n + 255) / 256, 65535)),
@@ -206,15 +210,30 @@ class Gemm {
   }
 
   template <int VecA, int VecB>
-  static cudaError_t launch(dim3 grid, sm80::Params<Cfg> const& p, cudaStream_t stream) {
+  static cudaError_t launch(std::int64_t work_items, sm80::Params<Cfg> const& p, cudaStream_t stream) {
     auto kernel = sm80::gemm_kernel<Cfg, VecA, VecB>;
-    if (Cfg::smem_bytes > 48 * 1024) {
-      cudaError_t const e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
+    // Per device: the blocks that fit at once (the first launch on a device sets the attribute).
+    static std::atomic<int> resident[kMaxDevices] = {};
+    int device = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e != cudaSuccess) return e;
+    int blocks = device < kMaxDevices ? resident[device].load(std::memory_order_relaxed) : 0;
+    if (blocks == 0) {
+      if (Cfg::smem_bytes > 48 * 1024) {
+        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
+        if (e != cudaSuccess) return e;
+      }
+      int per_sm = 0, sms = 0;
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Cfg::threads, Cfg::smem_bytes);
+      if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
       if (e != cudaSuccess) return e;
+      blocks = std::max(1, per_sm) * sms;
+      if (device < kMaxDevices) resident[device].store(blocks, std::memory_order_relaxed);
     }
-    kernel<<<grid, Cfg::threads, Cfg::smem_bytes, stream>>>(p);
+    kernel<<<unsigned(std::min<std::int64_t>(work_items, blocks)), Cfg::threads, Cfg::smem_bytes, stream>>>(p);
     return cudaGetLastError();
   }
+  static constexpr int kMaxDevices = 64;
 };
 
 }  // namespace tessera::gemm

@@ -1,14 +1,19 @@
-// The sm_80 multistage pipeline: Stages shared-memory buffers filled by cp.async, Stages - 1 tiles
-// in flight ahead of the one being computed.
+// The sm_80 multistage pipeline: Stages shared-memory buffers filled by cp.async, all of them in
+// flight. Tile t lives in stage t % Stages; one commit group per tile (empty past the last one),
+// so that the wait counts stay uniform.
 //
-//   using Pipe = Multistage<4>;
-//   Pipe::prologue(load, k_tiles);               // tiles 0..Stages-2 requested
+//   using Pipe = Multistage<3>;
+//   Pipe::prologue(load, k_tiles);                  // tiles 0..Stages-1 requested, tile 0 landed
 //   for (int kt = 0; kt < k_tiles; ++kt) {
-//     Pipe::wait_for_oldest();                  // tile kt has landed, every thread is past kt - 1
-//     Pipe::issue(load, kt + Stages - 1, k_tiles);   // refill the buffer tile kt - 1 used
-//     compute(kt % Stages);
+//     ... read tile kt from stage kt % Stages ...
+//     Pipe::handover(load, kt, k_tiles);            // tile kt + 1 landed, tile kt's stage refilled
 //   }
 //   Pipe::drain();
+//
+// A kernel that reads a tile's last fragments into registers before the handover (as the sm80
+// GEMM does) keeps its MMAs running across it. A persistent kernel may split the prologue:
+// request(load, 0, P, k_tiles) for its next tile before its epilogue, the rest after, then
+// wait_first().
 #pragma once
 
 #include "tessera/arch/arch.hpp"
@@ -22,25 +27,41 @@ struct Multistage {
   static_assert(Stages >= 2 && Stages <= 5, "pipeline::Multistage: Stages must be 2 to 5; use Stages<3> or Stages<4>");
   static constexpr int stages = Stages;
 
-  // load(stage, k_tile) issues the cp.async copies of one k-tile into one buffer.
+  // load(stage, k_tile) issues the cp.async copies of one k-tile into one buffer. Requests tiles
+  // first .. first + count - 1, each into its own stage, one group each.
   template <class Load>
-  TESSERA_DEVICE static void prologue(Load&& load, int k_tiles) {
+  TESSERA_DEVICE static void request(Load&& load, int first, int count, int k_tiles) {
 TESSERA_UNROLL
-    for (int s = 0; s < Stages - 1; ++s) {
-      if (s < k_tiles) load(s, s);
-      arch::cp_async_commit();  // an empty group keeps the group count uniform
+    for (int t = first; t < first + count; ++t) {
+      if (t < k_tiles) load(t % Stages, t);
+      arch::cp_async_commit();
     }
   }
 
-  TESSERA_DEVICE static void wait_for_oldest() {
-    arch::cp_async_wait<Stages - 2>();
+  // After all Stages first tiles were requested: tile 0 has landed, for every thread.
+  TESSERA_DEVICE static void wait_first() {
+    arch::cp_async_wait<Stages - 1>();
     arch::sync_threads();
   }
 
   template <class Load>
-  TESSERA_DEVICE static void issue(Load&& load, int k_tile, int k_tiles) {
-    if (k_tile < k_tiles) load(k_tile % Stages, k_tile);
+  TESSERA_DEVICE static void prologue(Load&& load, int k_tiles) {
+    request(load, 0, Stages, k_tiles);
+    wait_first();
+  }
+
+  // Tile kt + 1 has landed and every thread is done reading tile kt, whose stage (`stage`, that
+  // is kt % Stages, passed in when the caller tracks it) then receives tile kt + Stages.
+  template <class Load>
+  TESSERA_DEVICE static void handover(Load&& load, int kt, int k_tiles, int stage) {
+    arch::cp_async_wait<Stages - 2>();
+    arch::sync_threads();
+    if (kt + Stages < k_tiles) load(stage, kt + Stages);
     arch::cp_async_commit();
+  }
+  template <class Load>
+  TESSERA_DEVICE static void handover(Load&& load, int kt, int k_tiles) {
+    handover(load, kt, k_tiles, kt % Stages);
   }
 
   // Before shared memory is reused for something else (the epilogue).

@@ -37,6 +37,7 @@ struct Params {
   std::int64_t d_row_stride, d_col_stride, batch_stride_d;
   int tiles_m, tiles_n;
   int raster_group;       // output tiles are visited in column groups of this many tile rows (L2 reuse)
+  int batch_count;
   int k_splits;           // 1: no split-K
   int k_tiles_per_split;  // BK-tiles per split
   float* partials;        // split-K: k_splits x batch x m x n floats, row-major, zeroed... see Gemm::run
@@ -57,7 +58,8 @@ struct Kernel {
   // Shared tiles: (mn, k) when K-major, (k, mn) when MN-major.
   using SmemA = std::conditional_t<Cfg::a_k_major, tile::SwizzledTile<EA, BM, BK>, tile::SwizzledTile<EA, BK, BM>>;
   using SmemB = std::conditional_t<Cfg::b_k_major, tile::SwizzledTile<EB, BN, BK>, tile::SwizzledTile<EB, BK, BN>>;
-  static constexpr int smem_bytes = Stages * (SmemA::size * int(sizeof(EA)) + SmemB::size * int(sizeof(EB)));
+  static constexpr int stage_bytes_a = SmemA::size * int(sizeof(EA)), stage_bytes_b = SmemB::size * int(sizeof(EB));
+  static constexpr int smem_bytes = Stages * (stage_bytes_a + stage_bytes_b);  // A's stages, then B's
   static_assert(smem_bytes == Cfg::smem_bytes, "gemm::sm80::Kernel: shared-memory accounting differs from the Config's");
 
   // The (row, col) tile visited by linear block index `pid`: tiles in column groups of
@@ -180,102 +182,152 @@ TESSERA_UNROLL
     }
   }
 
+  // One work item: an output tile of one batch entry and one K slice.
+  struct Work {
+    int tm, tn, batch, split;
+  };
+  TESSERA_DEVICE static Work work(Params<Cfg> const& p, int index) {
+    int const tiles = p.tiles_m * p.tiles_n;
+    Work w;
+    raster(index % tiles, p.tiles_m, p.tiles_n, p.raster_group, w.tm, w.tn);
+    w.batch = (index / tiles) % p.batch_count;
+    w.split = index / tiles / p.batch_count;
+    return w;
+  }
+
+  // The copies of one work item's A and B k-tiles, with addresses computed once (when the tile
+  // shape allows it) or per k-tile. load(stage, kt) is called for kt = 0, 1, 2, ... in order.
   template <int VecA, int VecB>
-  TESSERA_DEVICE static void run(Params<Cfg> const& p, char* smem) {
-    int const tid = threadIdx.x;
-    int const lane = tid % 32, warp = tid / 32;
-    int const warp_m = warp % Cfg::warps_m, warp_n = warp / Cfg::warps_m;
-    int tm, tn;
-    raster(blockIdx.x, p.tiles_m, p.tiles_n, p.raster_group, tm, tn);
-    int const batch = blockIdx.y;
-    int const split = blockIdx.z;
-
-    EA* smem_a = reinterpret_cast<EA*>(smem);
-    EB* smem_b = reinterpret_cast<EB*>(smem + Stages * SmemA::size * int(sizeof(EA)));
-    EA const* a = p.a + batch * p.batch_stride_a;
-    EB const* b = p.b + batch * p.batch_stride_b;
-
-    int const k_begin = split * p.k_tiles_per_split * BK;
-    int const k_end = min(p.k, k_begin + p.k_tiles_per_split * BK);
-    int const k_tiles = (k_end - k_begin + BK - 1) / BK;
-
-    auto const offset_a = [](int row, int col) { return int(SmemA::layout()(row, col)); };
-    auto const offset_b = [](int row, int col) { return int(SmemB::layout()(row, col)); };
-    // The copies, with addresses computed once (when the tile shape allows it) or per k-tile.
+  struct Loader {
     using CopyA = std::conditional_t<Cfg::a_k_major, pipeline::TileCopy<BM, BK, Threads, VecA, EA, SmemA>,
                                      pipeline::TileCopy<BK, BM, Threads, VecA, EA, SmemA>>;
     using CopyB = std::conditional_t<Cfg::b_k_major, pipeline::TileCopy<BN, BK, Threads, VecB, EB, SmemB>,
                                      pipeline::TileCopy<BK, BN, Threads, VecB, EB, SmemB>>;
-    CopyA copy_a = Cfg::a_k_major ? CopyA(a, p.lda, tm * BM, k_begin, tid) : CopyA(a, p.lda, k_begin, tm * BM, tid);
-    CopyB copy_b = Cfg::b_k_major ? CopyB(b, p.ldb, tn * BN, k_begin, tid) : CopyB(b, p.ldb, k_begin, tn * BN, tid);
-    std::uint32_t const smem_a_u32 = arch::smem_address(smem_a), smem_b_u32 = arch::smem_address(smem_b);
-    auto load = [&](int stage, int kt) {  // called for kt = 0, 1, 2, ... in order
-      if constexpr (CopyA::applicable && CopyB::applicable) {
-        std::uint32_t const sa = smem_a_u32 + stage * SmemA::size * int(sizeof(EA));
-        std::uint32_t const sb = smem_b_u32 + stage * SmemB::size * int(sizeof(EB));
-        if constexpr (Cfg::a_k_major) copy_a.template copy<true>(sa, p.m, k_end);
-        else copy_a.template copy<false>(sa, k_end, p.m);
-        if constexpr (Cfg::b_k_major) copy_b.template copy<true>(sb, p.n, k_end);
-        else copy_b.template copy<false>(sb, k_end, p.n);
-        copy_a.advance(Cfg::a_k_major ? 0 : BK, Cfg::a_k_major ? BK : 0, p.lda);
-        copy_b.advance(Cfg::b_k_major ? 0 : BK, Cfg::b_k_major ? BK : 0, p.ldb);
-        return;
-      }
-      int const k0 = k_begin + kt * BK;
-      EA* sa = smem_a + stage * SmemA::size;
-      EB* sb = smem_b + stage * SmemB::size;
-      if constexpr (Cfg::a_k_major) {
-        pipeline::copy_tile<BM, BK, Threads, VecA>(sa, offset_a, a, p.lda, tm * BM, k0, p.m, k_end, tid);
-      } else {
-        pipeline::copy_tile<BK, BM, Threads, VecA>(sa, offset_a, a, p.lda, k0, tm * BM, k_end, p.m, tid);
-      }
-      if constexpr (Cfg::b_k_major) {
-        pipeline::copy_tile<BN, BK, Threads, VecB>(sb, offset_b, b, p.ldb, tn * BN, k0, p.n, k_end, tid);
-      } else {
-        pipeline::copy_tile<BK, BN, Threads, VecB>(sb, offset_b, b, p.ldb, k0, tn * BN, k_end, p.n, tid);
-      }
-    };
-    (void)copy_a;
-    (void)copy_b;
+    static constexpr bool fast = CopyA::applicable && CopyB::applicable;
+    Params<Cfg> const* p;
+    EA const* a;
+    EB const* b;
+    char* smem;
+    int tm, tn, tid, k_begin, k_end, k_tiles;
+    CopyA copy_a;
+    CopyB copy_b;
 
-    Acc acc[Tile::c_values];
-TESSERA_UNROLL
-    for (int i = 0; i < Tile::c_values; ++i) acc[i] = Acc(0);
+    TESSERA_DEVICE Loader(Params<Cfg> const& params, Work const& w, char* smem_, int tid_)
+        : p(&params),
+          a(params.a + w.batch * params.batch_stride_a),
+          b(params.b + w.batch * params.batch_stride_b),
+          smem(smem_),
+          tm(w.tm),
+          tn(w.tn),
+          tid(tid_),
+          k_begin(w.split * params.k_tiles_per_split * BK),
+          k_end(min(params.k, k_begin + params.k_tiles_per_split * BK)),
+          k_tiles((k_end - k_begin + BK - 1) / BK),
+          copy_a(Cfg::a_k_major ? CopyA(a, params.lda, w.tm * BM, k_begin, tid_) : CopyA(a, params.lda, k_begin, w.tm * BM, tid_)),
+          copy_b(Cfg::b_k_major ? CopyB(b, params.ldb, w.tn * BN, k_begin, tid_) : CopyB(b, params.ldb, k_begin, w.tn * BN, tid_)) {}
 
-    // Mainloop. Fragments are double-buffered in registers: the loads of k-step s + 1 are issued
-    // before the MMAs of s. The barrier that hands over to the next stage sits before the last
-    // k-step's MMAs (whose fragments are already in registers), so the MMAs cover its latency; the
-    // refill of the stage just finished is issued at the next tile's first k-step.
+    TESSERA_DEVICE void operator()(int stage, int kt) {
+      if constexpr (fast) {
+        std::uint32_t const sa = arch::smem_address(smem) + stage * stage_bytes_a;
+        std::uint32_t const sb = arch::smem_address(smem) + Stages * stage_bytes_a + stage * stage_bytes_b;
+        if constexpr (Cfg::a_k_major) copy_a.template copy<true>(sa, p->m, k_end);
+        else copy_a.template copy<false>(sa, k_end, p->m);
+        if constexpr (Cfg::b_k_major) copy_b.template copy<true>(sb, p->n, k_end);
+        else copy_b.template copy<false>(sb, k_end, p->n);
+        copy_a.advance(Cfg::a_k_major ? 0 : BK, Cfg::a_k_major ? BK : 0, p->lda);
+        copy_b.advance(Cfg::b_k_major ? 0 : BK, Cfg::b_k_major ? BK : 0, p->ldb);
+      } else {
+        auto const offset_a = [](int row, int col) { return int(SmemA::layout()(row, col)); };
+        auto const offset_b = [](int row, int col) { return int(SmemB::layout()(row, col)); };
+        int const k0 = k_begin + kt * BK;
+        EA* sa = reinterpret_cast<EA*>(smem + stage * stage_bytes_a);
+        EB* sb = reinterpret_cast<EB*>(smem + Stages * stage_bytes_a + stage * stage_bytes_b);
+        if constexpr (Cfg::a_k_major) {
+          pipeline::copy_tile<BM, BK, Threads, VecA>(sa, offset_a, a, p->lda, tm * BM, k0, p->m, k_end, tid);
+        } else {
+          pipeline::copy_tile<BK, BM, Threads, VecA>(sa, offset_a, a, p->lda, k0, tm * BM, k_end, p->m, tid);
+        }
+        if constexpr (Cfg::b_k_major) {
+          pipeline::copy_tile<BN, BK, Threads, VecB>(sb, offset_b, b, p->ldb, tn * BN, k0, p->n, k_end, tid);
+        } else {
+          pipeline::copy_tile<BK, BN, Threads, VecB>(sb, offset_b, b, p->ldb, k0, tn * BN, k_end, p->n, tid);
+        }
+      }
+    }
+  };
+
+  // The kernel is persistent: a block takes work items blockIdx.x, + gridDim.x, ... (consecutive
+  // items run side by side, so the raster's L2 reuse holds). Before the epilogue of one item it
+  // requests the first `prefetch` k-tiles of the next into stages the epilogue leaves alone, so
+  // that their loads overlap the epilogue, and the next mainloop starts on landed data.
+  template <int VecA, int VecB>
+  TESSERA_DEVICE static void run(Params<Cfg> const& p, char* smem) {
+    using Pipe = pipeline::Multistage<Stages>;
+    int const tid = threadIdx.x;
+    int const work_items = p.tiles_m * p.tiles_n * p.batch_count * p.k_splits;
+    int index = blockIdx.x;
+    Work w = work(p, index);
+    Loader<VecA, VecB> loader(p, w, smem, tid);
+    Pipe::request(loader, 0, Stages, loader.k_tiles);
+    while (true) {
+      Pipe::wait_first();
+      Acc acc[Tile::c_values];
+      mainloop(loader, acc, smem, tid);
+      Pipe::drain();  // the stages are free
+      int const next = index + int(gridDim.x);
+      bool const more = next < work_items;
+      Work const nw = work(p, more ? next : index);
+      Loader<VecA, VecB> next_loader(p, nw, smem, tid);
+      if (more) Pipe::request(next_loader, 0, prefetch, next_loader.k_tiles);
+      store(p, acc, w, tid, smem);
+      if (!more) break;
+      arch::sync_threads();  // every warp is done with its staging: the other stages may be refilled
+      Pipe::request(next_loader, prefetch, Stages - prefetch, next_loader.k_tiles);
+      index = next;
+      w = nw;
+      loader = next_loader;
+    }
+  }
+
+  // Mainloop. Fragments are double-buffered in registers: the loads of k-step s + 1 are issued
+  // before the MMAs of s. The handover to the next stage (a barrier, then the refill of the stage
+  // just finished) sits before the last k-step's MMAs, whose fragments are already in registers,
+  // so that the MMAs cover the barrier; the refill goes out before the next tile's fragment loads.
+  template <class Load>
+  TESSERA_DEVICE static void mainloop(Load& load, Acc (&acc)[Tile::c_values], char* smem, int tid) {
     using Pipe = pipeline::Multistage<Stages>;
     constexpr int KS = KSteps;
+    int const lane = tid % 32, warp = tid / 32;
+    int const warp_m = warp % Cfg::warps_m, warp_n = warp / Cfg::warps_m;
     int const m0 = warp_m * AtomsM * Traits::M;
     int const n0 = warp_n * AtomsN * Traits::N;
+    EA* const smem_a = reinterpret_cast<EA*>(smem);
+    EB* const smem_b = reinterpret_cast<EB*>(smem + Stages * stage_bytes_a);
     std::uint32_t fa[2][AtomsM][4];
     std::uint32_t fb[2][AtomsN][2];
     constexpr bool fast_a = Cfg::a_k_major || sizeof(EA) == 2;
     constexpr bool fast_b = Cfg::b_k_major || sizeof(EB) == 2;
     FragmentAddress<true, EA, SmemA, Cfg::a_k_major> const addr_a(smem_a, m0, lane);
     FragmentAddress<false, EB, SmemB, Cfg::b_k_major> const addr_b(smem_b, n0, lane);
-    constexpr std::uint32_t stage_bytes_a = SmemA::size * sizeof(EA), stage_bytes_b = SmemB::size * sizeof(EB);
     auto fragments = [&](auto& ra, auto& rb, int stage, int ks) {
       if constexpr (fast_a) load_fragments_at<true, EA, SmemA, Cfg::a_k_major>(ra, addr_a, stage * stage_bytes_a, ks);
       else load_fragments<true, EA, SmemA, false>(ra, smem_a + stage * SmemA::size, m0, ks * Traits::K, lane);
       if constexpr (fast_b) load_fragments_at<false, EB, SmemB, Cfg::b_k_major>(rb, addr_b, stage * stage_bytes_b, ks);
       else load_fragments<false, EB, SmemB, false>(rb, smem_b + stage * SmemB::size, n0, ks * Traits::K, lane);
     };
-    Pipe::prologue(load, k_tiles);
-    Pipe::wait_for_oldest();
+    TESSERA_UNROLL
+    for (int i = 0; i < Tile::c_values; ++i) acc[i] = Acc(0);
+    int const k_tiles = load.k_tiles;
     int read_stage = 0;
     fragments(fa[0], fb[0], 0, 0);
     for (int kt = 0; kt < k_tiles; ++kt) {
       TESSERA_UNROLL
       for (int ks = 0; ks < KS; ++ks) {
         if (ks == KS - 1) {
-          Pipe::wait_for_oldest();  // tile kt + 1 has landed; every warp is done reading tile kt
+          Pipe::handover(load, kt, k_tiles, read_stage);
           read_stage = read_stage + 1 == Stages ? 0 : read_stage + 1;
         }
         fragments(fa[(ks + 1) % 2], fb[(ks + 1) % 2], read_stage, (ks + 1) % KS);
-        if (ks == 0) Pipe::issue(load, kt + Stages - 1, k_tiles);
         TESSERA_UNROLL
         for (int am = 0; am < AtomsM; ++am)
           TESSERA_UNROLL
@@ -285,8 +337,6 @@ TESSERA_UNROLL
           }
       }
     }
-    Pipe::drain();  // the stages are free: the epilogue may stage D through shared memory
-    store(p, acc, tm, tn, batch, split, tid, smem);
   }
 
   // The epilogue. Value i of thread t sits at (row0(t) + value_row(i), col0(t) + value_col(i)):
@@ -305,32 +355,51 @@ TESSERA_UNROLL
   static constexpr int WM = AtomsM * Traits::M, WN = AtomsN * Traits::N;
   static constexpr int stage_pitch = WN + 8;  // floats per staged row
   static constexpr int warps = Cfg::warps_m * Cfg::warps_n;
-  static constexpr int stage_rounds = [] {
-    int r = 1;
-    while (warps * (WM / r) * stage_pitch * 4 > smem_bytes && AtomsM % (2 * r) == 0) r *= 2;
-    return r;
+  // The epilogue's plan: the most stages of the next work item that can be in flight during the
+  // epilogue (`prefetch`), and the fewest rounds whose staging fits in the other stages. Each warp
+  // stages into A's free stages or, when those are full, B's.
+  struct StagingPlan {
+    int prefetch, rounds, warps_in_a;
+  };
+  static constexpr StagingPlan staging_plan = [] {
+    for (int prefetch = Stages - 1; prefetch >= 0; --prefetch) {
+      for (int r = 1; AtomsM % r == 0; r *= 2) {
+        int const per_warp = (WM / r) * stage_pitch * 4;
+        int const in_a = (Stages - prefetch) * stage_bytes_a / per_warp;
+        int const in_b = (Stages - prefetch) * stage_bytes_b / per_warp;
+        if (in_a + in_b >= warps) return StagingPlan{prefetch, r, in_a < warps ? in_a : warps};
+      }
+    }
+    return StagingPlan{-1, 1, 0};
   }();
+  static constexpr int prefetch = staging_plan.prefetch, stage_rounds = staging_plan.rounds;
   static constexpr int RR = WM / stage_rounds;  // rows per round
-  static_assert(warps * RR * stage_pitch * 4 <= smem_bytes,
+  static_assert(prefetch >= 0,
                 "gemm::sm80: the epilogue's staging needs more shared memory than the pipeline has; use more Stages "
                 "or a larger BlockTile K");
   static_assert(RR * WN / 4 % (4 * 32) == 0, "gemm::sm80: a round of the epilogue must be whole passes of the warp");
 
-  TESSERA_DEVICE static void store(Params<Cfg> const& p, Acc const (&acc)[Tile::c_values], int tm, int tn, int batch,
-                                   int split, int tid, char* smem) {
+  TESSERA_DEVICE static void store(Params<Cfg> const& p, Acc const (&acc)[Tile::c_values], Work const& w, int tid,
+                                   char* smem) {
     int const lane = tid % 32, warp = tid / 32;
+    int const tm = w.tm, tn = w.tn, batch = w.batch;
     if (p.k_splits > 1) {
       int const t0 = int(Tile::c_layout()(tid, 0));
       int const row0 = tm * BM + t0 % BM, col0 = tn * BN + t0 / BM;
       TESSERA_UNROLL
       for (int i = 0; i < Tile::c_values; ++i) {
         int const row = row0 + value_row(i), col = col0 + value_col(i);
-        if (row < p.m && col < p.n) p.partials[((std::int64_t(split) * gridDim.y + batch) * p.m + row) * p.n + col] = float(acc[i]);
+        if (row < p.m && col < p.n)
+          p.partials[((std::int64_t(w.split) * p.batch_count + batch) * p.m + row) * p.n + col] = float(acc[i]);
       }
       return;
     }
     int const warp_m = warp % Cfg::warps_m, warp_n = warp / Cfg::warps_m;
-    float* const region = reinterpret_cast<float*>(smem) + warp * RR * stage_pitch;
+    constexpr int per_warp = RR * stage_pitch * 4;
+    int const in_a = staging_plan.warps_in_a;
+    float* const region = reinterpret_cast<float*>(
+        warp < in_a ? smem + prefetch * stage_bytes_a + warp * per_warp
+                    : smem + Stages * stage_bytes_a + prefetch * stage_bytes_b + (warp - in_a) * per_warp);
     int const l0 = int(Tile::c_layout()(lane, 0));  // the lane's origin in its warp's tile
     int const lr0 = l0 % BM, lc0 = l0 / BM;
     int const row_base = tm * BM + warp_m * WM, col_base = tn * BN + warp_n * WN;

@@ -199,9 +199,6 @@ using Bf16BiasGelu = TnConfig<bfloat16, bfloat16, float, 128, 256, 64, 2, 4, 3, 
 using Bf16Bk32 = TnConfig<bfloat16, bfloat16, float, 128, 256, 32, 2, 4, 4>;
 using Bf16Small = TnConfig<bfloat16, bfloat16, float, 128, 128, 32, 2, 2, 4>;
 using Bf16Tall = TnConfig<bfloat16, bfloat16, float, 256, 128, 32, 4, 2, 4>;
-using Bf16S4 = TnConfig<bfloat16, bfloat16, float, 128, 256, 64, 2, 4, 4>;
-using Bf16Sq64 = TnConfig<bfloat16, bfloat16, float, 128, 128, 64, 2, 2, 3>;   // EXPERIMENT: two blocks per SM
-using Bf16K128 = TnConfig<bfloat16, bfloat16, float, 128, 256, 128, 2, 4, 2>;  // EXPERIMENT: one barrier per 8 k-steps
 using F16 = TnConfig<tessera::half, tessera::half, float, 128, 256, 64, 2, 4, 3>;
 using Tf32 = TnConfig<float, float, float, 128, 256, 32, 2, 4, 3>;  // 128x128x32 spills on sm_90a
 using S8 = TnConfig<std::int8_t, std::int32_t, std::int32_t, 128, 256, 64, 2, 4, 3>;
@@ -248,9 +245,6 @@ BENCHMARK(BM_cublas<bfloat16, bfloat16, float>)->Name("gemm_bf16_tn/cublas")->Ap
 BENCHMARK(BM_tessera<Bf16Bk32>)->Name("gemm_bf16_tn/tessera_128x256x32_s4")->Apply(square_shapes);
 BENCHMARK(BM_tessera<Bf16Small>)->Name("gemm_bf16_tn/tessera_128x128x32_s4")->Apply(square_shapes);
 BENCHMARK(BM_tessera<Bf16Tall>)->Name("gemm_bf16_tn/tessera_256x128x32_s4")->Apply(square_shapes);
-BENCHMARK(BM_tessera<Bf16S4>)->Name("gemm_bf16_tn/tessera_128x256x64_s4")->Apply(square_shapes);
-BENCHMARK(BM_tessera<Bf16Sq64>)->Name("gemm_bf16_tn/tessera_128x128x64_s3")->Apply(square_shapes);
-BENCHMARK(BM_tessera<Bf16K128>)->Name("gemm_bf16_tn/tessera_128x256x128_s2")->Apply(square_shapes);
 BENCHMARK(BM_tessera<F16>)->Name("gemm_f16_tn/tessera")->Apply(shapes);
 BENCHMARK(BM_cublas<tessera::half, tessera::half, float>)->Name("gemm_f16_tn/cublas")->Apply(shapes);
 BENCHMARK(BM_tessera<Tf32>)->Name("gemm_tf32_tn/tessera")->Apply(shapes);

@@ -1,12 +1,14 @@
-// The sm_80 GEMM kernel: D = epilogue(A * B) for one output tile per thread block.
+// The sm_80 GEMM kernel: D = epilogue(A * B), persistent blocks that each compute a sequence of
+// output tiles (work items: tile x batch entry x K slice).
 //
-// Mainloop: a multistage cp.async pipeline brings BM x BK and BN x BK tiles into swizzled shared
-// memory; warps load MMA fragments with ldmatrix (or element by element for the MN-major tf32 /
-// int8 tiles, which ldmatrix cannot transpose) and issue mma.sync. K residues are zero-filled by
-// the copies; M and N residues are not copied (they feed only outputs that are never stored).
-// Epilogue: each warp stages its accumulators through the freed shared memory and runs the chain
-// on quads of D read back from it, stored as vectors (split-K: each slice writes floats to a
-// workspace, which a second kernel sums and runs the chain on). docs/gemm.md has the details.
+// Mainloop: a multistage cp.async pipeline, all stages in flight, brings BM x BK and BN x BK tiles
+// into swizzled shared memory; warps load MMA fragments with ldmatrix (or element by element for
+// the MN-major tf32 / int8 tiles, which ldmatrix cannot transpose) and issue mma.sync. K residues
+// are zero-filled by the copies; M and N residues are not copied (they feed only outputs that are
+// never stored). Epilogue: the block requests its next work item's first k-tiles, then each warp
+// stages its accumulators through the other stages and runs the chain on quads of D read back from
+// them, stored as vectors (split-K: each slice writes floats to a workspace, which a second kernel
+// sums and runs the chain on). docs/gemm.md has the details.
 // tessera-header: cuda-only
 #pragma once
 

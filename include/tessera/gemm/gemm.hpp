@@ -15,7 +15,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -169,17 +168,17 @@ class Gemm {
       p.k_tiles_per_split = tiles(k_tiles, split);
       p.partials = static_cast<float*>(workspace);
       p.epilogue = args.epilogue;
-      // Persistent blocks: as many as fit on the device at once, or one per work item if fewer.
-      std::int64_t const work_items = std::int64_t(p.tiles_m) * p.tiles_n * args.batch_count * split;
+      // One block per work item: output tile x batch entry x K slice (can_implement bounds the count).
+      dim3 const grid(unsigned(p.tiles_m * p.tiles_n * args.batch_count * split));
       cudaError_t err;
       // The 16-byte path: aligned pointers and strides, and contiguous extents (K for a K-major
       // operand, M or N otherwise) that are whole vectors, so that a vector is wholly in or out.
       if (aligned16<EA>(args.a, args.lda, args.batch_stride_a, Cfg::a_k_major ? args.k : args.m) &&
           aligned16<EB>(args.b, args.ldb, args.batch_stride_b, Cfg::b_k_major ? args.k : args.n)) {
-        err = launch<16, 16>(work_items, p, stream);
+        err = launch<16, 16>(grid, p, stream);
       } else {
         // Narrower path: the widest access every address allows.
-        err = launch<narrow<EA>(), narrow<EB>()>(work_items, p, stream);
+        err = launch<narrow<EA>(), narrow<EB>()>(grid, p, stream);
       }
       if (err == cudaSuccess && split > 1) {
         dim3 const rgrid(unsigned(std::min<std::int64_t>((std::int64_t(args.m) * args.n + 255) / 256, 65535)),
@@ -210,30 +209,15 @@ class Gemm {
   }
 
   template <int VecA, int VecB>
-  static cudaError_t launch(std::int64_t work_items, sm80::Params<Cfg> const& p, cudaStream_t stream) {
+  static cudaError_t launch(dim3 grid, sm80::Params<Cfg> const& p, cudaStream_t stream) {
     auto kernel = sm80::gemm_kernel<Cfg, VecA, VecB>;
-    // Per device: the blocks that fit at once (the first launch on a device sets the attribute).
-    static std::atomic<int> resident[kMaxDevices] = {};
-    int device = 0;
-    cudaError_t e = cudaGetDevice(&device);
-    if (e != cudaSuccess) return e;
-    int blocks = device < kMaxDevices ? resident[device].load(std::memory_order_relaxed) : 0;
-    if (blocks == 0) {
-      if (Cfg::smem_bytes > 48 * 1024) {
-        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
-        if (e != cudaSuccess) return e;
-      }
-      int per_sm = 0, sms = 0;
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Cfg::threads, Cfg::smem_bytes);
-      if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (Cfg::smem_bytes > 48 * 1024) {
+      cudaError_t const e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
       if (e != cudaSuccess) return e;
-      blocks = std::max(1, per_sm) * sms;
-      if (device < kMaxDevices) resident[device].store(blocks, std::memory_order_relaxed);
     }
-    kernel<<<unsigned(std::min<std::int64_t>(work_items, blocks)), Cfg::threads, Cfg::smem_bytes, stream>>>(p);
+    kernel<<<grid, Cfg::threads, Cfg::smem_bytes, stream>>>(p);
     return cudaGetLastError();
   }
-  static constexpr int kMaxDevices = 64;
 };
 
 }  // namespace tessera::gemm

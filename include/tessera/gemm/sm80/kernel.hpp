@@ -1,14 +1,13 @@
-// The sm_80 GEMM kernel: D = epilogue(A * B), persistent blocks that each compute a sequence of
-// output tiles (work items: tile x batch entry x K slice).
+// The sm_80 GEMM kernel: D = epilogue(A * B), one block per work item (an output tile of one
+// batch entry and one K slice).
 //
 // Mainloop: a multistage cp.async pipeline, all stages in flight, brings BM x BK and BN x BK tiles
 // into swizzled shared memory; warps load MMA fragments with ldmatrix (or element by element for
 // the MN-major tf32 / int8 tiles, which ldmatrix cannot transpose) and issue mma.sync. K residues
 // are zero-filled by the copies; M and N residues are not copied (they feed only outputs that are
-// never stored). Epilogue: the block requests its next work item's first k-tiles, then each warp
-// stages its accumulators through the other stages and runs the chain on quads of D read back from
-// them, stored as vectors (split-K: each slice writes floats to a workspace, which a second kernel
-// sums and runs the chain on). docs/gemm.md has the details.
+// never stored). Epilogue: each warp stages its accumulators through the freed stages and runs the
+// chain on quads of D read back from them, stored as vectors (split-K: each slice writes floats to
+// a workspace, which a second kernel sums and runs the chain on). docs/gemm.md has the details.
 // tessera-header: cuda-only
 #pragma once
 
@@ -198,7 +197,8 @@ TESSERA_UNROLL
   }
 
   // The copies of one work item's A and B k-tiles, with addresses computed once (when the tile
-  // shape allows it) or per k-tile. load(stage, kt) is called for kt = 0, 1, 2, ... in order.
+  // shape allows it) or per k-tile. load(p, stage, kt) is called for kt = 0, 1, 2, ... in order.
+  // Kept small: a block holds its next work item's loader through the epilogue.
   template <int VecA, int VecB>
   struct Loader {
     using CopyA = std::conditional_t<Cfg::a_k_major, pipeline::TileCopy<BM, BK, Threads, VecA, EA, SmemA>,
@@ -206,89 +206,83 @@ TESSERA_UNROLL
     using CopyB = std::conditional_t<Cfg::b_k_major, pipeline::TileCopy<BN, BK, Threads, VecB, EB, SmemB>,
                                      pipeline::TileCopy<BK, BN, Threads, VecB, EB, SmemB>>;
     static constexpr bool fast = CopyA::applicable && CopyB::applicable;
-    Params<Cfg> const* p;
-    EA const* a;
-    EB const* b;
-    char* smem;
-    int tm, tn, tid, k_begin, k_end, k_tiles;
-    CopyA copy_a;
-    CopyB copy_b;
+    struct Empty {};
+    Work w;
+    int k_begin, k_end, k_tiles;
+    std::conditional_t<fast, CopyA, Empty> copy_a;
+    std::conditional_t<fast, CopyB, Empty> copy_b;
 
-    TESSERA_DEVICE Loader(Params<Cfg> const& params, Work const& w, char* smem_, int tid_)
-        : p(&params),
-          a(params.a + w.batch * params.batch_stride_a),
-          b(params.b + w.batch * params.batch_stride_b),
-          smem(smem_),
-          tm(w.tm),
-          tn(w.tn),
-          tid(tid_),
-          k_begin(w.split * params.k_tiles_per_split * BK),
-          k_end(min(params.k, k_begin + params.k_tiles_per_split * BK)),
+    TESSERA_DEVICE static int first_k(Params<Cfg> const& p, Work const& w) { return w.split * p.k_tiles_per_split * BK; }
+    TESSERA_DEVICE static auto make_a(Params<Cfg> const& p, Work const& w, int tid) {
+      if constexpr (fast) {
+        EA const* const a = p.a + w.batch * p.batch_stride_a;
+        return Cfg::a_k_major ? CopyA(a, p.lda, w.tm * BM, first_k(p, w), tid) : CopyA(a, p.lda, first_k(p, w), w.tm * BM, tid);
+      } else {
+        return Empty{};
+      }
+    }
+    TESSERA_DEVICE static auto make_b(Params<Cfg> const& p, Work const& w, int tid) {
+      if constexpr (fast) {
+        EB const* const b = p.b + w.batch * p.batch_stride_b;
+        return Cfg::b_k_major ? CopyB(b, p.ldb, w.tn * BN, first_k(p, w), tid) : CopyB(b, p.ldb, first_k(p, w), w.tn * BN, tid);
+      } else {
+        return Empty{};
+      }
+    }
+    TESSERA_DEVICE Loader(Params<Cfg> const& p, Work const& w_, int tid)
+        : w(w_),
+          k_begin(first_k(p, w_)),
+          k_end(min(p.k, k_begin + p.k_tiles_per_split * BK)),
           k_tiles((k_end - k_begin + BK - 1) / BK),
-          copy_a(Cfg::a_k_major ? CopyA(a, params.lda, w.tm * BM, k_begin, tid_) : CopyA(a, params.lda, k_begin, w.tm * BM, tid_)),
-          copy_b(Cfg::b_k_major ? CopyB(b, params.ldb, w.tn * BN, k_begin, tid_) : CopyB(b, params.ldb, k_begin, w.tn * BN, tid_)) {}
+          copy_a(make_a(p, w_, tid)),
+          copy_b(make_b(p, w_, tid)) {}
 
-    TESSERA_DEVICE void operator()(int stage, int kt) {
+    TESSERA_DEVICE void operator()(Params<Cfg> const& p, char* smem, int stage, int kt) {
       if constexpr (fast) {
         std::uint32_t const sa = arch::smem_address(smem) + stage * stage_bytes_a;
         std::uint32_t const sb = arch::smem_address(smem) + Stages * stage_bytes_a + stage * stage_bytes_b;
-        if constexpr (Cfg::a_k_major) copy_a.template copy<true>(sa, p->m, k_end);
-        else copy_a.template copy<false>(sa, k_end, p->m);
-        if constexpr (Cfg::b_k_major) copy_b.template copy<true>(sb, p->n, k_end);
-        else copy_b.template copy<false>(sb, k_end, p->n);
-        copy_a.advance(Cfg::a_k_major ? 0 : BK, Cfg::a_k_major ? BK : 0, p->lda);
-        copy_b.advance(Cfg::b_k_major ? 0 : BK, Cfg::b_k_major ? BK : 0, p->ldb);
+        if constexpr (Cfg::a_k_major) copy_a.template copy<true>(sa, p.m, k_end);
+        else copy_a.template copy<false>(sa, k_end, p.m);
+        if constexpr (Cfg::b_k_major) copy_b.template copy<true>(sb, p.n, k_end);
+        else copy_b.template copy<false>(sb, k_end, p.n);
+        copy_a.advance(Cfg::a_k_major ? 0 : BK, Cfg::a_k_major ? BK : 0, p.lda);
+        copy_b.advance(Cfg::b_k_major ? 0 : BK, Cfg::b_k_major ? BK : 0, p.ldb);
       } else {
         auto const offset_a = [](int row, int col) { return int(SmemA::layout()(row, col)); };
         auto const offset_b = [](int row, int col) { return int(SmemB::layout()(row, col)); };
+        int const tid = threadIdx.x;
         int const k0 = k_begin + kt * BK;
+        EA const* const a = p.a + w.batch * p.batch_stride_a;
+        EB const* const b = p.b + w.batch * p.batch_stride_b;
         EA* sa = reinterpret_cast<EA*>(smem + stage * stage_bytes_a);
         EB* sb = reinterpret_cast<EB*>(smem + Stages * stage_bytes_a + stage * stage_bytes_b);
         if constexpr (Cfg::a_k_major) {
-          pipeline::copy_tile<BM, BK, Threads, VecA>(sa, offset_a, a, p->lda, tm * BM, k0, p->m, k_end, tid);
+          pipeline::copy_tile<BM, BK, Threads, VecA>(sa, offset_a, a, p.lda, w.tm * BM, k0, p.m, k_end, tid);
         } else {
-          pipeline::copy_tile<BK, BM, Threads, VecA>(sa, offset_a, a, p->lda, k0, tm * BM, k_end, p->m, tid);
+          pipeline::copy_tile<BK, BM, Threads, VecA>(sa, offset_a, a, p.lda, k0, w.tm * BM, k_end, p.m, tid);
         }
         if constexpr (Cfg::b_k_major) {
-          pipeline::copy_tile<BN, BK, Threads, VecB>(sb, offset_b, b, p->ldb, tn * BN, k0, p->n, k_end, tid);
+          pipeline::copy_tile<BN, BK, Threads, VecB>(sb, offset_b, b, p.ldb, w.tn * BN, k0, p.n, k_end, tid);
         } else {
-          pipeline::copy_tile<BK, BN, Threads, VecB>(sb, offset_b, b, p->ldb, k0, tn * BN, k_end, p->n, tid);
+          pipeline::copy_tile<BK, BN, Threads, VecB>(sb, offset_b, b, p.ldb, k0, w.tn * BN, k_end, p.n, tid);
         }
       }
     }
   };
 
-  // The kernel is persistent: a block takes work items blockIdx.x, + gridDim.x, ... (consecutive
-  // items run side by side, so the raster's L2 reuse holds). Before the epilogue of one item it
-  // requests the first `prefetch` k-tiles of the next into stages the epilogue leaves alone, so
-  // that their loads overlap the epilogue, and the next mainloop starts on landed data.
+  // One block per work item (grid x = tiles x batch x K slices, in the raster's order).
   template <int VecA, int VecB>
   TESSERA_DEVICE static void run(Params<Cfg> const& p, char* smem) {
     using Pipe = pipeline::Multistage<Stages>;
     int const tid = threadIdx.x;
-    int const work_items = p.tiles_m * p.tiles_n * p.batch_count * p.k_splits;
-    int index = blockIdx.x;
-    Work w = work(p, index);
-    Loader<VecA, VecB> loader(p, w, smem, tid);
-    Pipe::request(loader, 0, Stages, loader.k_tiles);
-    while (true) {
-      Pipe::wait_first();
-      Acc acc[Tile::c_values];
-      mainloop(loader, acc, smem, tid);
-      Pipe::drain();  // the stages are free
-      int const next = index + int(gridDim.x);
-      bool const more = next < work_items;
-      Work const nw = work(p, more ? next : index);
-      Loader<VecA, VecB> next_loader(p, nw, smem, tid);
-      if (more) Pipe::request(next_loader, 0, prefetch, next_loader.k_tiles);
-      store(p, acc, w, tid, smem);
-      if (!more) break;
-      arch::sync_threads();  // every warp is done with its staging: the other stages may be refilled
-      Pipe::request(next_loader, prefetch, Stages - prefetch, next_loader.k_tiles);
-      index = next;
-      w = nw;
-      loader = next_loader;
-    }
+    Work const w = work(p, int(blockIdx.x));
+    Loader<VecA, VecB> loader(p, w, tid);
+    auto load = [&](int stage, int kt) { loader(p, smem, stage, kt); };
+    Pipe::prologue(load, loader.k_tiles);
+    Acc acc[Tile::c_values];
+    mainloop(load, loader.k_tiles, acc, smem, tid);
+    Pipe::drain();  // the stages are free: the epilogue stages D through them
+    store(p, acc, w, tid, smem);
   }
 
   // Mainloop. Fragments are double-buffered in registers: the loads of k-step s + 1 are issued
@@ -296,7 +290,7 @@ TESSERA_UNROLL
   // just finished) sits before the last k-step's MMAs, whose fragments are already in registers,
   // so that the MMAs cover the barrier; the refill goes out before the next tile's fragment loads.
   template <class Load>
-  TESSERA_DEVICE static void mainloop(Load& load, Acc (&acc)[Tile::c_values], char* smem, int tid) {
+  TESSERA_DEVICE static void mainloop(Load& load, int const k_tiles, Acc (&acc)[Tile::c_values], char* smem, int tid) {
     using Pipe = pipeline::Multistage<Stages>;
     constexpr int KS = KSteps;
     int const lane = tid % 32, warp = tid / 32;
@@ -319,7 +313,6 @@ TESSERA_UNROLL
     };
     TESSERA_UNROLL
     for (int i = 0; i < Tile::c_values; ++i) acc[i] = Acc(0);
-    int const k_tiles = load.k_tiles;
     int read_stage = 0;
     fragments(fa[0], fb[0], 0, 0);
     for (int kt = 0; kt < k_tiles; ++kt) {
@@ -357,26 +350,13 @@ TESSERA_UNROLL
   static constexpr int WM = AtomsM * Traits::M, WN = AtomsN * Traits::N;
   static constexpr int stage_pitch = WN + 8;  // floats per staged row
   static constexpr int warps = Cfg::warps_m * Cfg::warps_n;
-  // The epilogue's plan: the most stages of the next work item that can be in flight during the
-  // epilogue (`prefetch`), and the fewest rounds whose staging fits in the other stages. Each warp
-  // stages into A's free stages or, when those are full, B's.
-  struct StagingPlan {
-    int prefetch, rounds, warps_in_a;
-  };
-  static constexpr StagingPlan staging_plan = [] {
-    for (int prefetch = Stages - 1; prefetch >= 0; --prefetch) {
-      for (int r = 1; AtomsM % r == 0; r *= 2) {
-        int const per_warp = (WM / r) * stage_pitch * 4;
-        int const in_a = (Stages - prefetch) * stage_bytes_a / per_warp;
-        int const in_b = (Stages - prefetch) * stage_bytes_b / per_warp;
-        if (in_a + in_b >= warps) return StagingPlan{prefetch, r, in_a < warps ? in_a : warps};
-      }
-    }
-    return StagingPlan{-1, 1, 0};
+  static constexpr int stage_rounds = [] {
+    int r = 1;
+    while (warps * (WM / r) * stage_pitch * 4 > smem_bytes && AtomsM % (2 * r) == 0) r *= 2;
+    return r;
   }();
-  static constexpr int prefetch = staging_plan.prefetch, stage_rounds = staging_plan.rounds;
   static constexpr int RR = WM / stage_rounds;  // rows per round
-  static_assert(prefetch >= 0,
+  static_assert(warps * RR * stage_pitch * 4 <= smem_bytes,
                 "gemm::sm80: the epilogue's staging needs more shared memory than the pipeline has; use more Stages "
                 "or a larger BlockTile K");
   static_assert(RR * WN / 4 % (4 * 32) == 0, "gemm::sm80: a round of the epilogue must be whole passes of the warp");
@@ -397,11 +377,7 @@ TESSERA_UNROLL
       return;
     }
     int const warp_m = warp % Cfg::warps_m, warp_n = warp / Cfg::warps_m;
-    constexpr int per_warp = RR * stage_pitch * 4;
-    int const in_a = staging_plan.warps_in_a;
-    float* const region = reinterpret_cast<float*>(
-        warp < in_a ? smem + prefetch * stage_bytes_a + warp * per_warp
-                    : smem + Stages * stage_bytes_a + prefetch * stage_bytes_b + (warp - in_a) * per_warp);
+    float* const region = reinterpret_cast<float*>(smem) + warp * RR * stage_pitch;
     int const l0 = int(Tile::c_layout()(lane, 0));  // the lane's origin in its warp's tile
     int const lr0 = l0 % BM, lc0 = l0 / BM;
     int const row_base = tm * BM + warp_m * WM, col_base = tn * BN + warp_n * WN;

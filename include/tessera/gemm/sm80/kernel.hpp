@@ -391,6 +391,7 @@ TESSERA_UNROLL
     struct alignas(4 * sizeof(ED)) Quad {
       ED v[4];
     };
+    bool const fast = interior && row_major && vectors;  // uniform over the block
     TESSERA_UNROLL
     for (int round = 0; round < stage_rounds; ++round) {
       if (round > 0) __syncwarp();  // the previous round's reads are done
@@ -401,6 +402,24 @@ TESSERA_UNROLL
         *reinterpret_cast<float2*>(region + r * stage_pitch + lc0 + value_col(i)) = float2{float(acc[i]), float(acc[i + 1])};
       }
       __syncwarp();
+      if (fast) {
+        // The common case (an interior tile of a row-major D with aligned rows): no bounds, one
+        // layout, a row pointer per round. Four quads per iteration, as below.
+        ED* const base = d + std::int64_t(row_base + round * RR) * p.d_row_stride + col_base;
+        TESSERA_UNROLL_N(4)
+        for (int q = lane; q < RR * WN / 4; q += 32) {
+          int const r = q / (WN / 4), c = (q % (WN / 4)) * 4;
+          float4 const x = *reinterpret_cast<float4 const*>(region + r * stage_pitch + c);
+          float const v[4] = {x.x, x.y, x.z, x.w};
+          int const row = row_base + round * RR + r, col = col_base + c;
+          Quad out;
+          TESSERA_UNROLL
+          for (int j = 0; j < 4; ++j)
+            out.v[j] = epilogue::convert_output<ED>(p.epilogue(v[j], epilogue::Coord{row, col + j, batch}));
+          *reinterpret_cast<Quad*>(base + r * p.d_row_stride + c) = out;
+        }
+        continue;
+      }
       // Four quads per iteration: their operand loads (bias, residual) are in flight together.
       TESSERA_UNROLL_N(4)
       for (int q = lane; q < RR * WN / 4; q += 32) {

@@ -11,9 +11,7 @@
 //   Pipe::drain();
 //
 // A kernel that reads a tile's last fragments into registers before the handover (as the sm80
-// GEMM does) keeps its MMAs running across it. A persistent kernel may split the prologue:
-// request(load, 0, P, k_tiles) for its next tile before its epilogue, the rest after, then
-// wait_first().
+// GEMM does) keeps its MMAs running across it.
 #pragma once
 
 #include "tessera/arch/arch.hpp"
@@ -28,26 +26,16 @@ struct Multistage {
   static constexpr int stages = Stages;
 
   // load(stage, k_tile) issues the cp.async copies of one k-tile into one buffer. Requests tiles
-  // first .. first + count - 1, each into its own stage, one group each.
-  template <class Load>
-  TESSERA_DEVICE static void request(Load&& load, int first, int count, int k_tiles) {
-TESSERA_UNROLL
-    for (int t = first; t < first + count; ++t) {
-      if (t < k_tiles) load(t % Stages, t);
-      arch::cp_async_commit();
-    }
-  }
-
-  // After all Stages first tiles were requested: tile 0 has landed, for every thread.
-  TESSERA_DEVICE static void wait_first() {
-    arch::cp_async_wait<Stages - 1>();
-    arch::sync_threads();
-  }
-
+  // 0 .. Stages - 1, one group each, and waits until tile 0 has landed for every thread.
   template <class Load>
   TESSERA_DEVICE static void prologue(Load&& load, int k_tiles) {
-    request(load, 0, Stages, k_tiles);
-    wait_first();
+TESSERA_UNROLL
+    for (int t = 0; t < Stages; ++t) {
+      if (t < k_tiles) load(t, t);
+      arch::cp_async_commit();
+    }
+    arch::cp_async_wait<Stages - 1>();
+    arch::sync_threads();
   }
 
   // Tile kt + 1 has landed and every thread is done reading tile kt, whose stage (`stage`, that

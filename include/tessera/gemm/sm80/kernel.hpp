@@ -197,8 +197,8 @@ TESSERA_UNROLL
   }
 
   // The copies of one work item's A and B k-tiles, with addresses computed once (when the tile
-  // shape allows it) or per k-tile. load(p, stage, kt) is called for kt = 0, 1, 2, ... in order.
-  // Kept small: a block holds its next work item's loader through the epilogue.
+  // shape allows it) or per k-tile. load(p, smem, stage, kt) is called for kt = 0, 1, 2, ... in
+  // order. The narrow path keeps no per-thread copy state (Empty).
   template <int VecA, int VecB>
   struct Loader {
     using CopyA = std::conditional_t<Cfg::a_k_major, pipeline::TileCopy<BM, BK, Threads, VecA, EA, SmemA>,

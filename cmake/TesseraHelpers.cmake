@@ -2,11 +2,12 @@
 #
 # tessera_add_compile_check(NAME <test> LANGUAGE CXX|CUDA|HIP SOURCE <file>
 #                           [EXPECT_FAIL] [EXPECT_REGEX <regex>] [MAX_ERRORS <n>]
-#                           [OBJECT_CONTAINS <string>] [LABELS <labels...>])
+#                           [OBJECT_CONTAINS <string>] [PTX_ARCH <cc>] [LABELS <labels...>])
 # adds a ctest test that compiles SOURCE on its own (include/ on the path, warnings as errors).
 # With EXPECT_FAIL the compile must fail, its output must match EXPECT_REGEX and show at most
 # MAX_ERRORS error lines (one static_assert should stop the cascade). With OBJECT_CONTAINS the
-# object file must contain that string (e.g. the name of an AMD code object).
+# object file must contain that string (e.g. the name of an AMD code object). CUDA_PTX writes the
+# PTX for compute_<PTX_ARCH> (default 80; 90a for wgmma and the other sm_90a instructions).
 
 set(TESSERA_COMPILE_CHECK_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/RunCompileCheck.cmake)
 
@@ -21,7 +22,7 @@ function(tessera_cuda_gencode_flags out)
 endfunction()
 
 function(tessera_add_compile_check)
-  cmake_parse_arguments(A "EXPECT_FAIL;NO_SPILLS" "NAME;LANGUAGE;SOURCE;EXPECT_REGEX;MAX_ERRORS;OBJECT_CONTAINS" "LABELS"
+  cmake_parse_arguments(A "EXPECT_FAIL;NO_SPILLS" "NAME;LANGUAGE;SOURCE;EXPECT_REGEX;MAX_ERRORS;OBJECT_CONTAINS;PTX_ARCH" "LABELS"
                         ${ARGN})
   set(obj ${CMAKE_CURRENT_BINARY_DIR}/compile_checks/${A_NAME}.o)
   set(inc -I${PROJECT_SOURCE_DIR}/include)
@@ -39,9 +40,12 @@ function(tessera_add_compile_check)
       list(APPEND flags -ccbin ${CMAKE_CUDA_HOST_COMPILER})
     endif()
   elseif(A_LANGUAGE STREQUAL "CUDA_PTX")
-    # The PTX for sm_80 (text), for checks of which instructions a kernel uses.
+    # The PTX (text), for checks of which instructions a kernel uses.
+    if(NOT A_PTX_ARCH)
+      set(A_PTX_ARCH 80)
+    endif()
     set(compiler ${CMAKE_CUDA_COMPILER})
-    set(flags -std=c++20 ${inc} ${TESSERA_CUDA_FLAGS} --gpu-architecture=compute_80 -x cu -ptx -o ${obj})
+    set(flags -std=c++20 ${inc} ${TESSERA_CUDA_FLAGS} --gpu-architecture=compute_${A_PTX_ARCH} -x cu -ptx -o ${obj})
     if(CMAKE_CUDA_HOST_COMPILER)
       list(APPEND flags -ccbin ${CMAKE_CUDA_HOST_COMPILER})
     endif()

@@ -5,6 +5,13 @@
 //                            BlockTile<128, 128, 32>, Warps<2, 2>, Stages<4>,
 //                            epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>, epilogue::GeluTanh>>;
 //
+// The warp policy picks the kernel: Warps<M, N> runs the mma.sync kernel (gemm/sm80, on sm_80 and
+// later); Warpgroups<C> runs the warp-specialized wgmma + TMA kernel (gemm/sm90, arch::Sm90 only)
+// with C consumer warpgroups of 64 rows each and one producer warpgroup:
+//
+//   using Cfg = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float,
+//                            BlockTile<128, 256, 64>, Warpgroups<2>, Stages<4>>;
+//
 // A bad configuration fails with one static_assert "gemm::Config: <problem>; <fix>" (the first
 // failing check) and Gemm<Cfg> then instantiates no kernel, so no cascade of errors follows.
 #pragma once
@@ -29,6 +36,11 @@ struct BlockTile {
 template <int M, int N>
 struct Warps {
   static constexpr int m = M, n = N;
+};
+// Consumer warpgroups of the sm90 kernel (each computes 64 rows of the block tile).
+template <int Consumers>
+struct Warpgroups {
+  static constexpr int consumers = Consumers;
 };
 template <int S>
 struct Stages {
@@ -57,6 +69,22 @@ struct Sm80Mma<std::int8_t, std::int8_t, std::int32_t> {
   using type = arch::Sm80_16x8x32_S32S8S8S32_TN;
 };
 
+namespace detail {
+// Warps<M, N>: M x N warps of mma.sync. Warpgroups<C>: C consumer warpgroups and a producer.
+template <class W>
+struct WarpPolicy {
+  static constexpr int m = W::m, n = W::n, consumers = 0, threads = 32 * m * n;
+};
+template <int C>
+struct WarpPolicy<Warpgroups<C>> {
+  static constexpr int m = C, n = 1, consumers = C, threads = 128 * (C + 1);
+};
+
+template <class A, class B, class Acc>
+inline constexpr bool wgmma_types =
+    std::is_same_v<Acc, float> && std::is_same_v<A, B> && (std::is_same_v<A, bfloat16> || std::is_same_v<A, half>);
+}  // namespace detail
+
 enum class ConfigError {
   kNone,
   kArch,
@@ -69,6 +97,13 @@ enum class ConfigError {
   kStages,
   kSharedMemory,
   kEpilogueStaging,
+  kWarpgroupsArch,
+  kWarpgroupsLayout,
+  kWarpgroupsTypes,
+  kWarpgroupsTileM,
+  kWarpgroupsTileN,
+  kWarpgroupsTileK,
+  kWarpgroupsStages,
 };
 
 template <class Arch_, class ElementA_, class LayoutA_, class ElementB_, class LayoutB_, class ElementD_,
@@ -85,13 +120,18 @@ struct Config {
   using MmaOp = typename Sm80Mma<ElementA, ElementB, ElementAccumulator>::type;
 
   static constexpr int BM = Tile_::m, BN = Tile_::n, BK = Tile_::k;
-  static constexpr int warps_m = Warps_::m, warps_n = Warps_::n;
-  static constexpr int threads = 32 * warps_m * warps_n;
+  // The wgmma kernel (Warpgroups<C>) or the mma.sync kernel (Warps<M, N>).
+  static constexpr bool warp_specialized = detail::WarpPolicy<Warps_>::consumers > 0;
+  static constexpr int consumer_warpgroups = detail::WarpPolicy<Warps_>::consumers;
+  static constexpr int warps_m = detail::WarpPolicy<Warps_>::m, warps_n = detail::WarpPolicy<Warps_>::n;
+  static constexpr int threads = detail::WarpPolicy<Warps_>::threads;
   static constexpr int stages = Stages_::value;
   // A is K-major when row-major; B is K-major when column-major (B(k, n) at n * ldb + k).
   static constexpr bool a_k_major = std::is_same_v<LayoutA, RowMajor>;
   static constexpr bool b_k_major = std::is_same_v<LayoutB, ColumnMajor>;
-  static constexpr int smem_bytes = stages * (BM * BK * int(sizeof(ElementA)) + BN * BK * int(sizeof(ElementB)));
+  // The stages (and, for the wgmma kernel, a full and an empty barrier per stage).
+  static constexpr int smem_bytes =
+      stages * (BM * BK * int(sizeof(ElementA)) + BN * BK * int(sizeof(ElementB))) + (warp_specialized ? 16 * stages : 0);
 
  private:
   // The epilogue stages each warp's float accumulators through the pipeline's shared memory, in
@@ -110,6 +150,18 @@ struct Config {
       return ConfigError::kArch;
     } else if constexpr (!is_matrix_layout_v<LayoutA> || !is_matrix_layout_v<LayoutB>) {
       return ConfigError::kLayoutTags;
+    } else if constexpr (warp_specialized) {
+      if (!std::is_same_v<Arch, arch::Sm90>) return ConfigError::kWarpgroupsArch;
+      if (!a_k_major || !b_k_major) return ConfigError::kWarpgroupsLayout;
+      if (!detail::wgmma_types<ElementA, ElementB, ElementAccumulator>) return ConfigError::kWarpgroupsTypes;
+      if (consumer_warpgroups < 1 || consumer_warpgroups > 2 || BM != 64 * consumer_warpgroups) return ConfigError::kWarpgroupsTileM;
+      if (BN < 16 || BN > 256 || BN % 16 != 0) return ConfigError::kWarpgroupsTileN;
+      if (BK * int(sizeof(ElementA)) != 128) return ConfigError::kWarpgroupsTileK;
+      if (stages < 2 || stages > 8) return ConfigError::kWarpgroupsStages;
+      if (smem_bytes > Arch::max_smem_per_block) return ConfigError::kSharedMemory;
+      if (consumer_warpgroups * 64 * (BN + 8) * 4 > stages * (BM + BN) * BK * int(sizeof(ElementA)))
+        return ConfigError::kEpilogueStaging;
+      return ConfigError::kNone;
     } else if constexpr (std::is_void_v<MmaOp>) {
       return ConfigError::kNoAtom;
     } else {
@@ -152,6 +204,25 @@ struct Config {
   static_assert(error != ConfigError::kEpilogueStaging,
                 "gemm::Config: the epilogue stages each warp's accumulators through the pipeline's shared memory, "
                 "which is too small for one row of MMA atoms per warp; use more Stages or a larger BlockTile K");
+  static_assert(error != ConfigError::kWarpgroupsArch,
+                "gemm::Config: Warpgroups (the wgmma + TMA kernel) needs arch::Sm90; use arch::Sm90, or Warps<M, N> for "
+                "the mma.sync kernel");
+  static_assert(error != ConfigError::kWarpgroupsLayout,
+                "gemm::Config: the sm90 kernel takes K-major operands so far (RowMajor A, ColumnMajor B); use those "
+                "layouts, or Warps<M, N> for the mma.sync kernel, which takes all four");
+  static_assert(error != ConfigError::kWarpgroupsTypes,
+                "gemm::Config: the sm90 kernel multiplies bfloat16 or half operands (both the same) into float so far; "
+                "use those types, or Warps<M, N> for the mma.sync kernel");
+  static_assert(error != ConfigError::kWarpgroupsTileM,
+                "gemm::Config: each consumer warpgroup computes 64 rows, so BlockTile M must be 64 x Warpgroups (1 or 2); "
+                "use BlockTile M = 64 with Warpgroups<1> or 128 with Warpgroups<2>");
+  static_assert(error != ConfigError::kWarpgroupsTileN,
+                "gemm::Config: BlockTile N is the wgmma N of the sm90 kernel: a multiple of 16 from 16 to 256; use "
+                "128 or 256");
+  static_assert(error != ConfigError::kWarpgroupsTileK,
+                "gemm::Config: the sm90 kernel's k-tile is one 128-byte swizzle span of K; use BlockTile K = 64 for "
+                "16-bit types");
+  static_assert(error != ConfigError::kWarpgroupsStages, "gemm::Config: the sm90 kernel takes 2 to 8 Stages; use Stages<4>");
   static_assert(error != ConfigError::kSharedMemory,
                 "gemm::Config: the pipeline needs more shared memory than a block may have; use fewer Stages or a "
                 "smaller BlockTile");

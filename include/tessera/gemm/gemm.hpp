@@ -21,7 +21,9 @@
 #include "tessera/core/matrix_layout.hpp"
 #include "tessera/core/status.hpp"
 #include "tessera/gemm/config.hpp"
+#include "tessera/arch/sm90/tensor_map.hpp"
 #include "tessera/gemm/sm80/kernel.hpp"
+#include "tessera/gemm/sm90/kernel.hpp"
 
 namespace tessera::gemm {
 
@@ -58,6 +60,7 @@ class Gemm {
   // output tiles fill less than one wave of the GPU's multiprocessors, enough slices to fill it,
   // each at least 4 k-tiles long, at most 16; then trimmed so that no slice is empty.
   static int split_k_for(Args const& args) {
+    if constexpr (Cfg::warp_specialized) return args.split_k < 0 ? args.split_k : 1;  // the sm90 kernel: no split yet
     int const k_tiles = tiles(args.k, Cfg::BK);
     int split = args.split_k;
     if (split == 0) {
@@ -121,12 +124,23 @@ class Gemm {
                                         "problem in batches");
       if (args.batch_count > 65535)
         return Status::invalid_argument("batch_count = " + s(args.batch_count) + " exceeds 65535; launch in parts");
+      if constexpr (Cfg::warp_specialized) {
+        if (args.split_k > 1)
+          return Status::not_supported("split_k = " + s(args.split_k) + ": the sm90 kernel does not split K yet; pass "
+                                       "split_k = 1 (or 0)");
+        // TMA reads A and B: 16-byte aligned base addresses, leading dimensions and batch strides.
+        if (Status t = tma_operand("A", args.a, args.lda, args.batch_stride_a, args.batch_count); !t) return t;
+        if (Status t = tma_operand("B", args.b, args.ldb, args.batch_stride_b, args.batch_count); !t) return t;
+      }
       int device = 0, major = 0;
       if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess)
         return Status::device_error("no CUDA device is available; run on a machine with an NVIDIA GPU");
       if (major < 8)
         return Status::not_supported("the sm80 GEMM needs compute capability 8.0 or newer (this device is " + s(major) +
                                      ".x); use a newer GPU");
+      if (Cfg::warp_specialized && major != 9)
+        return Status::not_supported("the sm90 GEMM (Warpgroups) runs on compute capability 9.0 (Hopper) only; this "
+                                     "device is " + s(major) + ".x: use a Warps<M, N> Config there");
       int optin = 0;
       cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
       if (Cfg::smem_bytes > optin)
@@ -138,7 +152,9 @@ class Gemm {
 
   Status run(Args const& args, void* workspace = nullptr, cudaStream_t stream = nullptr) const {
     TESSERA_RETURN_IF_ERROR(can_implement(args));
-    if constexpr (Cfg::valid) {
+    if constexpr (Cfg::valid && Cfg::warp_specialized) {
+      return run_sm90(args, stream);
+    } else if constexpr (Cfg::valid) {
       int const split = split_k_for(args);
       if (workspace_size(args) > 0 && workspace == nullptr)
         return Status::workspace_too_small("split_k = " + std::to_string(args.split_k) +
@@ -146,28 +162,17 @@ class Gemm {
                                            " needs " + std::to_string(workspace_size(args)) +
                                            " bytes of workspace (workspace_size()); pass a device buffer of that size");
       sm80::Params<Cfg> p{};
-      p.m = args.m;
-      p.n = args.n;
-      p.k = args.k;
+      fill_common(p, args);
       p.a = args.a;
       p.lda = args.lda;
       p.batch_stride_a = args.batch_stride_a;
       p.b = args.b;
       p.ldb = args.ldb;
       p.batch_stride_b = args.batch_stride_b;
-      p.d = args.d;
-      p.d_row_stride = args.d_order == StorageOrder::kRowMajor ? args.ldd : 1;
-      p.d_col_stride = args.d_order == StorageOrder::kRowMajor ? 1 : args.ldd;
-      p.batch_stride_d = args.batch_stride_d;
-      p.tiles_m = tiles(args.m, Cfg::BM);
-      p.tiles_n = tiles(args.n, Cfg::BN);
-      p.raster_group = 8;  // 8 tile rows per group: A100/H100, 4096^3 bf16 (see docs/performance.md)
       int const k_tiles = tiles(args.k, Cfg::BK);
-      p.batch_count = args.batch_count;
       p.k_splits = split;
       p.k_tiles_per_split = tiles(k_tiles, split);
       p.partials = static_cast<float*>(workspace);
-      p.epilogue = args.epilogue;
       // One block per work item: output tile x batch entry x K slice (can_implement bounds the count).
       dim3 const grid(unsigned(p.tiles_m * p.tiles_n * args.batch_count * split));
       cudaError_t err;
@@ -193,6 +198,65 @@ class Gemm {
 
  private:
   static int tiles(std::int64_t extent, int tile) { return int((extent + tile - 1) / tile); }
+
+  // The kernel parameters both kernels share: sizes, D, the tile grid and raster, the epilogue.
+  template <class P>
+  static void fill_common(P& p, Args const& args) {
+    p.m = args.m;
+    p.n = args.n;
+    p.k = args.k;
+    p.d = args.d;
+    p.d_row_stride = args.d_order == StorageOrder::kRowMajor ? args.ldd : 1;
+    p.d_col_stride = args.d_order == StorageOrder::kRowMajor ? 1 : args.ldd;
+    p.batch_stride_d = args.batch_stride_d;
+    p.tiles_m = tiles(args.m, Cfg::BM);
+    p.tiles_n = tiles(args.n, Cfg::BN);
+    p.batch_count = args.batch_count;
+    p.raster_group = 8;  // 8 tile rows per group: A100/H100, 4096^3 bf16 (see docs/performance.md)
+    p.epilogue = args.epilogue;
+  }
+
+  // The sm90 kernel's requirements on an operand that TMA reads.
+  template <class T>
+  static Status tma_operand(char const* name, T const* p, std::int64_t ld, std::int64_t batch_stride, int batch_count) {
+    constexpr std::int64_t E = 16 / sizeof(T);
+    std::string const n = name;
+    if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0)
+      return Status::misaligned("the sm90 GEMM loads " + n + " with TMA, which needs a 16-byte aligned address; align " + n +
+                                " (or use a Warps<M, N> Config, which reads any alignment)");
+    if (ld % E != 0)
+      return Status::misaligned("ld" + std::string(1, char(n[0] + 32)) + " = " + std::to_string(ld) + ": TMA needs the rows of " +
+                                n + " 16 bytes apart (a multiple of " + std::to_string(E) + " elements); pad the leading dimension");
+    if (batch_count > 1 && batch_stride % E != 0)
+      return Status::misaligned("batch_stride_" + std::string(1, char(n[0] + 32)) + " = " + std::to_string(batch_stride) +
+                                ": TMA needs batch entries 16 bytes apart (a multiple of " + std::to_string(E) + " elements)");
+    return Status::success();
+  }
+
+  Status run_sm90(Args const& args, cudaStream_t stream) const {
+    using K = sm90::Kernel<Cfg>;
+    static_assert(K::smem_bytes == Cfg::smem_bytes, "gemm::sm90: shared-memory accounting differs from the Config's");
+    sm90::Params<Cfg> p{};
+    // 3-D maps (K, rows, batch); with one batch entry the batch stride is unused but must be valid.
+    auto const stride = [&](std::int64_t s, std::int64_t ld, int rows) { return args.batch_count > 1 ? s : ld * rows; };
+    TESSERA_RETURN_IF_ERROR(arch::sm90::make_tensor_map_3d(p.map_a, args.a, std::uint64_t(args.k), std::uint64_t(args.m),
+                                                           std::uint64_t(args.lda), std::uint64_t(args.batch_count),
+                                                           std::uint64_t(stride(args.batch_stride_a, args.lda, args.m)),
+                                                           Cfg::BK, Cfg::BM, arch::sm90::TmaSwizzle::k128B));
+    TESSERA_RETURN_IF_ERROR(arch::sm90::make_tensor_map_3d(p.map_b, args.b, std::uint64_t(args.k), std::uint64_t(args.n),
+                                                           std::uint64_t(args.ldb), std::uint64_t(args.batch_count),
+                                                           std::uint64_t(stride(args.batch_stride_b, args.ldb, args.n)),
+                                                           Cfg::BK, Cfg::BN, arch::sm90::TmaSwizzle::k128B));
+    fill_common(p, args);
+    auto kernel = sm90::gemm_kernel<Cfg>;
+    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
+    if (err == cudaSuccess) {
+      kernel<<<unsigned(p.tiles_m * p.tiles_n * args.batch_count), Cfg::threads, Cfg::smem_bytes, stream>>>(p);
+      err = cudaGetLastError();
+    }
+    if (err != cudaSuccess) return Status::device_error(std::string("kernel launch failed: ") + cudaGetErrorString(err));
+    return Status::success();
+  }
 
   template <class T>
   static bool aligned16(T const* p, std::int64_t ld, std::int64_t batch_stride, std::int64_t contiguous_extent) {

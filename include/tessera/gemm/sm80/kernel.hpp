@@ -19,6 +19,7 @@
 #include "tessera/atom/mma_sm80.hpp"
 #include "tessera/epilogue/chain.hpp"
 #include "tessera/epilogue/convert.hpp"
+#include "tessera/gemm/raster.hpp"
 #include "tessera/pipeline/gmem_to_smem.hpp"
 #include "tessera/pipeline/multistage.hpp"
 #include "tessera/tile/mma_tile.hpp"
@@ -62,16 +63,6 @@ struct Kernel {
   static constexpr int stage_bytes_a = SmemA::size * int(sizeof(EA)), stage_bytes_b = SmemB::size * int(sizeof(EB));
   static constexpr int smem_bytes = Stages * (stage_bytes_a + stage_bytes_b);  // A's stages, then B's
   static_assert(smem_bytes == Cfg::smem_bytes, "gemm::sm80::Kernel: shared-memory accounting differs from the Config's");
-
-  // The (row, col) tile visited by linear block index `pid`: tiles in column groups of
-  // `group` tile rows, so that consecutive blocks share A rows and B columns in L2.
-  TESSERA_DEVICE static void raster(int pid, int tiles_m, int tiles_n, int group, int& tm, int& tn) {
-    int const per_group = group * tiles_n;
-    int const first_m = (pid / per_group) * group;
-    int const rows = tiles_m - first_m < group ? tiles_m - first_m : group;
-    tm = first_m + (pid % per_group) % rows;
-    tn = (pid % per_group) / rows;
-  }
 
   // Shared-memory addresses of one operand's ldmatrix loads, computed once per thread: every
   // (atom, k-step) address is the base plus a constant, then XOR a constant. This holds because the
@@ -190,7 +181,9 @@ TESSERA_UNROLL
   TESSERA_DEVICE static Work work(Params<Cfg> const& p, int index) {
     int const tiles = p.tiles_m * p.tiles_n;
     Work w;
-    raster(index % tiles, p.tiles_m, p.tiles_n, p.raster_group, w.tm, w.tn);
+    TileCoord const t = raster(index % tiles, p.tiles_m, p.tiles_n, p.raster_group);
+    w.tm = t.m;
+    w.tn = t.n;
     w.batch = (index / tiles) % p.batch_count;
     w.split = index / tiles / p.batch_count;
     return w;

@@ -1,0 +1,200 @@
+// What the GEMM benches share: cuBLAS in the same binary, device operands filled once per shape,
+// the call of a Tessera GEMM with its workspace, the FLOP counter and the shape lists.
+// Included by one bench translation unit each (bench_gemm_sm80.cu, bench_gemm_sm90.cu).
+#pragma once
+
+#include <cublas_v2.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_util.hpp"
+#include "tessera/epilogue/activations.hpp"
+#include "tessera/gemm/gemm.hpp"
+
+namespace tessera::bench_gemm {
+
+#define TESSERA_BENCH_CUBLAS(expr)                                                 \
+  do {                                                                             \
+    cublasStatus_t _s = (expr);                                                    \
+    if (_s != CUBLAS_STATUS_SUCCESS) {                                             \
+      std::fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #expr, int(_s)); \
+      std::exit(1);                                                                \
+    }                                                                              \
+  } while (0)
+
+inline cublasHandle_t cublas() {
+  static cublasHandle_t h = [] {
+    cublasHandle_t x;
+    TESSERA_BENCH_CUBLAS(cublasCreate(&x));
+    return x;
+  }();
+  return h;
+}
+
+template <class T>
+struct CudaType;
+template <>
+struct CudaType<bfloat16> {
+  static constexpr cudaDataType_t value = CUDA_R_16BF;
+};
+template <>
+struct CudaType<tessera::half> {
+  static constexpr cudaDataType_t value = CUDA_R_16F;
+};
+template <>
+struct CudaType<float> {
+  static constexpr cudaDataType_t value = CUDA_R_32F;
+};
+template <>
+struct CudaType<std::int8_t> {
+  static constexpr cudaDataType_t value = CUDA_R_8I;
+};
+template <>
+struct CudaType<std::int32_t> {
+  static constexpr cudaDataType_t value = CUDA_R_32I;
+};
+
+// Device operands for one problem, filled with non-zero pseudo-random values.
+template <class EA, class ED>
+struct Problem {
+  int m, n, k;
+  EA* a = nullptr;
+  EA* b = nullptr;
+  ED* d = nullptr;
+  bfloat16* bias = nullptr;
+  Problem(int m_, int n_, int k_) : m(m_), n(n_), k(k_) {
+    TESSERA_BENCH_CUDA(cudaMalloc(&a, sizeof(EA) * std::size_t(m) * k));
+    TESSERA_BENCH_CUDA(cudaMalloc(&b, sizeof(EA) * std::size_t(n) * k));
+    TESSERA_BENCH_CUDA(cudaMalloc(&d, sizeof(ED) * std::size_t(m) * n));
+    TESSERA_BENCH_CUDA(cudaMalloc(&bias, sizeof(bfloat16) * std::size_t(n)));
+    fill(a, std::size_t(m) * k, 1);
+    fill(b, std::size_t(n) * k, 2);
+    fill(bias, std::size_t(n), 3);
+  }
+  ~Problem() {
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(d);
+    cudaFree(bias);
+  }
+  template <class T>
+  static void fill(T* p, std::size_t count, unsigned seed) {
+    std::vector<T> h(count);
+    unsigned s = seed * 2654435761u;
+    for (auto& x : h) {
+      s = s * 1664525u + 1013904223u;
+      int const v = int((s >> 9) % 15) - 7;
+      if constexpr (std::is_integral_v<T>) x = T(v == 0 ? 1 : v);
+      else if constexpr (std::is_same_v<T, float>) x = float(v == 0 ? 1 : v) / 8.0f;
+      else x = T(float(v == 0 ? 1 : v) / 8.0f);
+    }
+    TESSERA_BENCH_CUDA(cudaMemcpy(p, h.data(), count * sizeof(T), cudaMemcpyHostToDevice));
+  }
+};
+
+// The operands of the last problem of these types, kept between benchmarks and repetitions so
+// that each shape is allocated and filled once (implementations of one problem run back to back).
+template <class EA, class ED>
+Problem<EA, ED>& problem(int m, int n, int k) {
+  static std::unique_ptr<Problem<EA, ED>> cached;
+  if (!cached || cached->m != m || cached->n != n || cached->k != k) {
+    cached.reset();
+    cached = std::make_unique<Problem<EA, ED>>(m, n, k);
+  }
+  return *cached;
+}
+
+template <class EA, class ED, class Acc>
+void cublas_gemm(Problem<EA, ED>& p) {
+  // Row-major D (m x n) = A (m x k, row-major) * B (k x n, column-major) is, in cuBLAS's
+  // column-major terms, D^T (n x m) = B^T (n x k) * A^T (k x m).
+  Acc alpha = Acc(1), beta = Acc(0);
+  cublasComputeType_t compute = std::is_same_v<EA, float>         ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                : std::is_same_v<Acc, std::int32_t> ? CUBLAS_COMPUTE_32I
+                                                                    : CUBLAS_COMPUTE_32F;
+  TESSERA_BENCH_CUBLAS(cublasGemmEx(cublas(), CUBLAS_OP_T, CUBLAS_OP_N, p.n, p.m, p.k, &alpha, p.b, CudaType<EA>::value,
+                                    p.k, p.a, CudaType<EA>::value, p.k, &beta, p.d, CudaType<ED>::value, p.n, compute,
+                                    CUBLAS_GEMM_DEFAULT));
+}
+
+// The unfused baseline's second kernel: D = gelu_tanh(D + bias[col]), bf16, 8 elements per thread.
+__global__ void bias_gelu_kernel(bfloat16* d, bfloat16 const* bias, int m, int n) {
+  std::int64_t const total = std::int64_t(m) * n;
+  for (std::int64_t i = (blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x) * 8; i < total;
+       i += std::int64_t(gridDim.x) * blockDim.x * 8) {
+    for (int j = 0; j < 8 && i + j < total; ++j) {
+      int const col = int((i + j) % n);
+      float const x = float(d[i + j]) + float(bias[col]);
+      d[i + j] = bfloat16(epilogue::GeluTanh{}(x, epilogue::Coord{0, col, 0}));
+    }
+  }
+}
+
+template <class Cfg>
+void run_tessera(Problem<typename Cfg::ElementA, typename Cfg::ElementD>& p, typename Cfg::Epilogue epi = {}) {
+  gemm::Arguments<Cfg> args;
+  args.m = p.m;
+  args.n = p.n;
+  args.k = p.k;
+  args.a = p.a;
+  args.lda = p.k;
+  args.b = p.b;
+  args.ldb = p.k;
+  args.d = p.d;
+  args.ldd = p.n;
+  args.epilogue = epi;
+  args.split_k = 0;  // automatic: decode shapes (few output tiles, long K) are split
+  // The workspace grows to the largest any problem asked for and is kept (no allocation in the timing).
+  static void* workspace = nullptr;
+  static std::size_t workspace_bytes = 0;
+  std::size_t const need = gemm::Gemm<Cfg>::workspace_size(args);
+  if (need > workspace_bytes) {
+    cudaFree(workspace);
+    TESSERA_BENCH_CUDA(cudaMalloc(&workspace, need));
+    workspace_bytes = need;
+  }
+  Status const s = gemm::Gemm<Cfg>{}.run(args, workspace);
+  if (!s) {
+    std::fprintf(stderr, "tessera GEMM: %s\n", s.message().c_str());
+    std::exit(1);
+  }
+}
+
+inline void set_flops(benchmark::State& state, int m, int n, int k) {
+  state.counters["TFLOP/s"] = benchmark::Counter(2.0 * m * n * k * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+template <class Cfg>
+void BM_tessera(benchmark::State& state) {
+  int const m = int(state.range(0)), n = int(state.range(1)), k = int(state.range(2));
+  auto& p = problem<typename Cfg::ElementA, typename Cfg::ElementD>(m, n, k);
+  bench::run_timed(state, [&] { run_tessera<Cfg>(p); });
+  set_flops(state, m, n, k);
+}
+
+template <class EA, class ED, class Acc>
+void BM_cublas(benchmark::State& state) {
+  int const m = int(state.range(0)), n = int(state.range(1)), k = int(state.range(2));
+  auto& p = problem<EA, ED>(m, n, k);
+  bench::run_timed(state, [&] { cublas_gemm<EA, ED, Acc>(p); });
+  set_flops(state, m, n, k);
+}
+
+inline void shapes(benchmark::internal::Benchmark* b) {
+  b->Args({4096, 4096, 4096})->Args({8192, 8192, 8192});
+  for (int m : {16, 128, 4096})
+    for (auto [n, k] : {std::pair{4096, 4096}, std::pair{14336, 4096}, std::pair{4096, 14336}})
+      if (!(m == 4096 && n == 4096 && k == 4096)) b->Args({m, n, k});  // 4096^3 is already the first
+  b->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.1)->Repetitions(5)->ReportAggregatesOnly(true);
+  b->ArgNames({"m", "n", "k"});
+}
+inline void square_shapes(benchmark::internal::Benchmark* b) {
+  b->Args({4096, 4096, 4096})->Args({8192, 8192, 8192});
+  b->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.1)->Repetitions(5)->ReportAggregatesOnly(true);
+  b->ArgNames({"m", "n", "k"});
+}
+
+}  // namespace tessera::bench_gemm

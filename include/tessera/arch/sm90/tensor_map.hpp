@@ -1,0 +1,143 @@
+// Host side of TMA: encodes the tensor map (arch/sm90/tma.hpp) of a tiled box over a strided
+// array through the driver's cuTensorMapEncodeTiled, looked up at run time through the runtime
+// (cudaGetDriverEntryPointByVersion), so that nothing links against libcuda. The arguments are
+// checked first, with a message that names the fix; nothing is encoded when they are wrong.
+//
+//   TmaDescriptor map;
+//   Status s = make_tensor_map_2d(map, a, /*inner=*/k, /*outer=*/m, /*ld=*/lda,
+//                                 /*box_inner=*/64, /*box_outer=*/128, TmaSwizzle::k128B);
+//
+// Swizzled boxes land in shared memory as tile::SwizzledTile lays out rows of the swizzle span
+// (the box's inner extent must be that span: 32, 64 or 128 bytes).
+// tessera-header: cuda-only
+#pragma once
+
+#include <cuda.h>  // the CUtensorMap types and enums only: no driver call is linked
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "tessera/arch/sm90/tma.hpp"
+#include "tessera/core/numeric_types.hpp"
+#include "tessera/core/status.hpp"
+
+namespace tessera::arch::sm90 {
+
+static_assert(sizeof(CUtensorMap) == sizeof(TmaDescriptor) && alignof(CUtensorMap) <= alignof(TmaDescriptor),
+              "arch::sm90::TmaDescriptor: no longer the size of the driver's CUtensorMap; update it");
+
+enum class TmaSwizzle : std::uint8_t { kNone, k32B, k64B, k128B };
+
+inline constexpr int tma_swizzle_bytes(TmaSwizzle s) {
+  return s == TmaSwizzle::k128B ? 128 : s == TmaSwizzle::k64B ? 64 : s == TmaSwizzle::k32B ? 32 : 0;
+}
+
+// The tensor map element type of T (8-bit floats move as bytes).
+template <class T>
+constexpr CUtensorMapDataType tma_data_type() {
+  if constexpr (std::is_same_v<T, bfloat16>) return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  else if constexpr (std::is_same_v<T, half>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  else if constexpr (std::is_same_v<T, float>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return CU_TENSOR_MAP_DATA_TYPE_INT32;
+  else {
+    static_assert(sizeof(T) == 1, "arch::sm90::tma_data_type: unsupported element type; use bfloat16, half, float, int32 or a 1-byte type");
+    return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  }
+}
+
+namespace detail {
+
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, cuuint64_t const*, cuuint64_t const*,
+                                 cuuint32_t const*, cuuint32_t const*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+// The driver's cuTensorMapEncodeTiled (ABI of CUDA 12.0), or null without a driver.
+inline EncodeTiled encode_tiled() {
+  static EncodeTiled const fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      cudaGetLastError();  // leave no sticky error behind
+      return EncodeTiled{nullptr};
+    }
+    return reinterpret_cast<EncodeTiled>(p);
+  }();
+  return fn;
+}
+
+}  // namespace detail
+
+// A tiled map of a rank-`rank` array (1 to 5): dims[i] elements along dimension i (0 innermost,
+// contiguous), strides[i - 1] bytes between consecutive elements of dimension i >= 1, boxes of
+// box[i] elements. Out-of-bounds elements of a box are zero on loads and dropped on stores.
+inline Status make_tensor_map(TmaDescriptor& out, CUtensorMapDataType type, int element_bytes, void const* base, int rank,
+                              std::uint64_t const* dims, std::uint64_t const* strides, std::uint32_t const* box,
+                              TmaSwizzle swizzle) {
+  auto const fail = [](std::string m) { return Status::invalid_argument("tensor map: " + std::move(m)); };
+  if (base == nullptr) return fail("the base pointer is null; pass the tensor's device address");
+  if (rank < 1 || rank > 5) return fail("rank " + std::to_string(rank) + " is unsupported; use 1 to 5 dimensions");
+  if (reinterpret_cast<std::uintptr_t>(base) % 16 != 0)
+    return Status::misaligned("tensor map: the base address is not 16-byte aligned; allocate or offset the tensor to 16 bytes");
+  for (int i = 0; i < rank; ++i) {
+    if (dims[i] < 1 || dims[i] > (std::uint64_t(1) << 32))
+      return fail("dimension " + std::to_string(i) + " has " + std::to_string(dims[i]) + " elements; use 1 to 2^32");
+    if (box[i] < 1 || box[i] > 256)
+      return fail("the box has " + std::to_string(box[i]) + " elements along dimension " + std::to_string(i) + "; use 1 to 256");
+    if (i >= 1 && (strides[i - 1] % 16 != 0 || strides[i - 1] >= (std::uint64_t(1) << 40)))
+      return Status::misaligned("tensor map: the stride of dimension " + std::to_string(i) + " is " + std::to_string(strides[i - 1]) +
+                                " bytes; it must be a multiple of 16 below 2^40 (pad the leading dimension to 16 bytes)");
+  }
+  std::uint64_t const inner_bytes = std::uint64_t(box[0]) * std::uint64_t(element_bytes);
+  if (inner_bytes % 16 != 0)
+    return fail("the box's inner extent is " + std::to_string(inner_bytes) + " bytes; use a multiple of 16 bytes");
+  if (swizzle != TmaSwizzle::kNone && inner_bytes > std::uint64_t(tma_swizzle_bytes(swizzle)))
+    return fail("the box's inner extent (" + std::to_string(inner_bytes) + " bytes) is wider than the " +
+                std::to_string(tma_swizzle_bytes(swizzle)) + "-byte swizzle span; use a box of at most the span");
+  auto const encode = detail::encode_tiled();
+  if (encode == nullptr)
+    return Status::not_supported("tensor map: the CUDA driver's cuTensorMapEncodeTiled is unavailable (no driver, or one older "
+                                 "than CUDA 12); run on a machine with an sm_90 GPU and its driver");
+  cuuint64_t d[5] = {}, s[5] = {};
+  cuuint32_t b[5] = {}, e[5] = {};
+  for (int i = 0; i < rank; ++i) {
+    d[i] = dims[i];
+    b[i] = box[i];
+    e[i] = 1;
+    if (i >= 1) s[i - 1] = strides[i - 1];
+  }
+  CUtensorMapSwizzle const sw = swizzle == TmaSwizzle::k128B  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                : swizzle == TmaSwizzle::k64B ? CU_TENSOR_MAP_SWIZZLE_64B
+                                : swizzle == TmaSwizzle::k32B ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                              : CU_TENSOR_MAP_SWIZZLE_NONE;
+  CUresult const r = encode(reinterpret_cast<CUtensorMap*>(&out), type, cuuint32_t(rank), const_cast<void*>(base), d, s, b, e,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return Status::device_error("tensor map: cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(r)));
+  return Status::success();
+}
+
+// A row-major 2-D array: `outer` rows of `inner` contiguous elements, `ld` elements apart; boxes
+// of box_outer rows by box_inner elements.
+template <class T>
+Status make_tensor_map_2d(TmaDescriptor& out, T const* base, std::uint64_t inner, std::uint64_t outer, std::uint64_t ld,
+                          std::uint32_t box_inner, std::uint32_t box_outer, TmaSwizzle swizzle) {
+  std::uint64_t const dims[2] = {inner, outer}, strides[1] = {ld * sizeof(T)};
+  std::uint32_t const box[2] = {box_inner, box_outer};
+  return make_tensor_map(out, tma_data_type<T>(), int(sizeof(T)), base, 2, dims, strides, box, swizzle);
+}
+
+// The same with a third, batch dimension `batch` arrays `batch_stride` elements apart.
+template <class T>
+Status make_tensor_map_3d(TmaDescriptor& out, T const* base, std::uint64_t inner, std::uint64_t outer, std::uint64_t ld,
+                          std::uint64_t batch, std::uint64_t batch_stride, std::uint32_t box_inner, std::uint32_t box_outer,
+                          TmaSwizzle swizzle) {
+  std::uint64_t const dims[3] = {inner, outer, batch}, strides[2] = {ld * sizeof(T), batch_stride * sizeof(T)};
+  std::uint32_t const box[3] = {box_inner, box_outer, 1};
+  return make_tensor_map(out, tma_data_type<T>(), int(sizeof(T)), base, 3, dims, strides, box, swizzle);
+}
+
+}  // namespace tessera::arch::sm90

@@ -1,0 +1,102 @@
+// TMA (sm_90): the copy engine moves a box of a tensor between global and shared memory, as
+// described by a 128-byte tensor map made on the host (arch/sm90/tensor_map.hpp). Loads complete
+// their bytes on an mbarrier (arch/sm90/mbarrier.hpp) and may be multicast to several blocks of a
+// cluster; stores are tracked per thread in bulk groups. Elements of the box outside the tensor
+// are zero-filled on loads and skipped on stores, so tiles at the edges need no predication.
+//
+//   __global__ void k(__grid_constant__ const TmaDescriptor map) {
+//     tma_load_2d(smem_address(tile), &map, col, row, bar);   // coordinates innermost first
+//
+// The map must be a __grid_constant__ kernel parameter (or in global memory), 64-byte aligned. The
+// innermost coordinate of a box times the element size must be a multiple of 16 bytes (a store at
+// column 100 of a bf16 matrix stopped the H100 with an illegal instruction; 104 works); tiles of
+// a GEMM start at such multiples.
+#pragma once
+
+#include <cstdint>
+
+#include "tessera/arch/arch.hpp"
+
+// The fallback bodies (targets without the instructions) leave the operands unused.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+namespace tessera::arch::sm90 {
+
+// The driver's CUtensorMap: opaque, 128 bytes, 128-byte aligned as cuda.h declares it (the PTX
+// instructions need 64).
+struct alignas(128) TmaDescriptor {
+  std::uint64_t opaque[16];
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#  define TESSERA_TMA_BODY(...) asm volatile(__VA_ARGS__)
+#else
+#  define TESSERA_TMA_BODY(...) TESSERA_UNREACHABLE("TMA needs sm_90: build for sm_90a")
+#endif
+
+// Fetches the tensor map into the cache ahead of the first copy.
+TESSERA_DEVICE inline void tma_prefetch_descriptor(TmaDescriptor const* map) {
+  TESSERA_TMA_BODY("prefetch.tensormap [%0];\n" ::"l"(map) : "memory");
+}
+
+// Box at (c0, c1) (c0 the innermost coordinate) into shared memory at `dst`, completing its bytes
+// on the mbarrier `bar` (shared addresses).
+TESSERA_DEVICE inline void tma_load_2d(std::uint32_t dst, TmaDescriptor const* map, int c0, int c1, std::uint32_t bar) {
+  TESSERA_TMA_BODY(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(map), "r"(c0), "r"(c1), "r"(bar)
+      : "memory");
+}
+
+TESSERA_DEVICE inline void tma_load_3d(std::uint32_t dst, TmaDescriptor const* map, int c0, int c1, int c2, std::uint32_t bar) {
+  TESSERA_TMA_BODY(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+      : "memory");
+}
+
+// The same box into shared memory at `dst` in every block of the cluster whose bit is set in
+// `cta_mask`, completing the bytes on each one's barrier at `bar`.
+TESSERA_DEVICE inline void tma_load_2d_multicast(std::uint32_t dst, TmaDescriptor const* map, int c0, int c1, std::uint32_t bar,
+                                                 std::uint16_t cta_mask) {
+  TESSERA_TMA_BODY(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], "
+      "%5;\n" ::"r"(dst),
+      "l"(map), "r"(c0), "r"(c1), "r"(bar), "h"(cta_mask)
+      : "memory");
+}
+
+// Box from shared memory at `src` to (c0, c1); elements outside the tensor are not written.
+TESSERA_DEVICE inline void tma_store_2d(TmaDescriptor const* map, int c0, int c1, std::uint32_t src) {
+  TESSERA_TMA_BODY("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(map), "r"(c0), "r"(c1),
+                   "r"(src)
+                   : "memory");
+}
+
+TESSERA_DEVICE inline void tma_store_3d(TmaDescriptor const* map, int c0, int c1, int c2, std::uint32_t src) {
+  TESSERA_TMA_BODY("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(map), "r"(c0),
+                   "r"(c1), "r"(c2), "r"(src)
+                   : "memory");
+}
+
+// Closes this thread's group of TMA stores.
+TESSERA_DEVICE inline void tma_store_commit() { TESSERA_TMA_BODY("cp.async.bulk.commit_group;\n" ::: "memory"); }
+
+// Waits until at most `Pending` of this thread's store groups still read their shared memory.
+template <int Pending>
+TESSERA_DEVICE inline void tma_store_wait_read() {
+  TESSERA_TMA_BODY("cp.async.bulk.wait_group.read %0;\n" ::"n"(Pending) : "memory");
+}
+
+// Waits until at most `Pending` of this thread's store groups are still writing global memory.
+template <int Pending>
+TESSERA_DEVICE inline void tma_store_wait() {
+  TESSERA_TMA_BODY("cp.async.bulk.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+
+#undef TESSERA_TMA_BODY
+
+}  // namespace tessera::arch::sm90
+
+#pragma GCC diagnostic pop

@@ -1,0 +1,200 @@
+// The sm_90a GEMM kernel: D = epilogue(A * B) with TMA loads and wgmma, warp-specialized.
+//
+// One block per output tile (of one batch entry). Warpgroup 0 is the producer: one thread waits
+// for a free stage, announces its bytes on the stage's `full` barrier and issues the TMA copies
+// of A's BM x BK and B's BN x BK boxes into it; the other warps of the group give their
+// registers away (setmaxnreg). Warpgroups 1 .. W are consumers, each computing 64 rows of the
+// tile: per k-tile they wait on `full`, issue BK / K wgmma over the stage, and once the previous
+// k-tile's wgmma have completed (wgmma_wait_group<1>) release that stage through its `empty`
+// barrier, so the copy engine refills it while the tensor cores work on the next one.
+//
+// Shared memory: Stages x (A tile, B tile), each a K-major tile::SwizzledTile of 128-byte rows
+// (the TMA box lands in that layout, and the wgmma descriptors read it), then the barriers. The
+// epilogue reuses the stages: each consumer warpgroup writes its float accumulators there, then
+// reads them back four elements of a row at a time, runs the chain and stores vectors (as the
+// sm80 kernel does).
+// tessera-header: cuda-only
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "tessera/arch/sm80/ldmatrix.hpp"
+#include "tessera/arch/sm90/mbarrier.hpp"
+#include "tessera/arch/sm90/tma.hpp"
+#include "tessera/arch/sm90/warpgroup.hpp"
+#include "tessera/arch/sm90/wgmma.hpp"
+#include "tessera/epilogue/chain.hpp"
+#include "tessera/epilogue/convert.hpp"
+#include "tessera/gemm/raster.hpp"
+#include "tessera/tile/smem_layout.hpp"
+#include "tessera/tile/wgmma_tile.hpp"
+
+namespace tessera::gemm::sm90 {
+
+template <class Cfg>
+struct Params {
+  arch::sm90::TmaDescriptor map_a, map_b;  // 3-D: (K, M or N, batch), boxes of BK x BM and BK x BN
+  int m, n, k;
+  typename Cfg::ElementD* d;
+  std::int64_t d_row_stride, d_col_stride, batch_stride_d;  // elements
+  int tiles_m, tiles_n, batch_count;
+  int raster_group;
+  typename Cfg::Epilogue epilogue;
+};
+
+template <class Cfg>
+struct Kernel {
+  using EA = typename Cfg::ElementA;
+  using EB = typename Cfg::ElementB;
+  using ED = typename Cfg::ElementD;
+  static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, Stages = Cfg::stages;
+  static constexpr int Consumers = Cfg::consumer_warpgroups;
+  static constexpr int Threads = Cfg::threads;
+  static_assert(BM == 64 * Consumers, "gemm::sm90: each consumer warpgroup computes 64 rows of the tile");
+  using Mma = arch::sm90::Wgmma<BN, EA, EB, typename Cfg::ElementAccumulator>;
+  static constexpr int KSteps = BK / Mma::K;
+
+  using TileA = tile::SwizzledTile<EA, BM, BK>;
+  using TileB = tile::SwizzledTile<EB, BN, BK>;
+  static constexpr int bytes_a = TileA::size * int(sizeof(EA)), bytes_b = TileB::size * int(sizeof(EB));
+  static constexpr int stage_bytes = bytes_a + bytes_b;
+  static_assert(bytes_a % 1024 == 0 && bytes_b % 1024 == 0, "gemm::sm90: tiles must keep the 1024-byte swizzle alignment");
+  static constexpr int barrier_offset = Stages * stage_bytes;
+  static constexpr int smem_bytes = barrier_offset + 2 * Stages * 8;
+
+  // Registers after reallocation: the producer gives up what the consumers take (file: 64K).
+  static constexpr int producer_registers = 40;
+  static constexpr int consumer_registers = Consumers == 1 ? 256 : Consumers == 2 ? 232 : 160;
+  static_assert(128 * producer_registers + Consumers * 128 * consumer_registers <= 65536,
+                "gemm::sm90: the register split exceeds the register file");
+
+  TESSERA_DEVICE static char* stage_a(char* smem, int s) { return smem + s * stage_bytes; }
+  TESSERA_DEVICE static char* stage_b(char* smem, int s) { return smem + s * stage_bytes + bytes_a; }
+
+  TESSERA_DEVICE static void run(Params<Cfg> const& p, char* smem) {
+    int const tid = threadIdx.x;
+    int const warpgroup = tid / 128;
+    std::uint64_t* const bars = reinterpret_cast<std::uint64_t*>(smem + barrier_offset);
+    auto full = [&](int s) { return arch::smem_address(bars + s); };
+    auto empty = [&](int s) { return arch::smem_address(bars + Stages + s); };
+    if (tid == 0) {
+      arch::sm90::tma_prefetch_descriptor(&p.map_a);
+      arch::sm90::tma_prefetch_descriptor(&p.map_b);
+      for (int s = 0; s < Stages; ++s) {
+        arch::mbarrier_init(full(s), 1);           // the producer's arrival (+ the bytes)
+        arch::mbarrier_init(empty(s), Consumers);  // one arrival per consumer warpgroup
+      }
+      arch::fence_mbarrier_init();
+    }
+    __syncthreads();
+
+    int const tiles = p.tiles_m * p.tiles_n;
+    int const batch = int(blockIdx.x) / tiles;
+    TileCoord const t = raster(int(blockIdx.x) % tiles, p.tiles_m, p.tiles_n, p.raster_group);
+    int const k_tiles = (p.k + BK - 1) / BK;
+
+    if (warpgroup == 0) {
+      arch::sm90::setmaxnreg_dec<producer_registers>();
+      if (tid == 0) {
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          int const s = kt % Stages;
+          if (kt >= Stages) arch::mbarrier_wait(empty(s), ((kt / Stages) - 1) & 1);
+          arch::mbarrier_arrive_expect_tx(full(s), stage_bytes);
+          arch::sm90::tma_load_3d(arch::smem_address(stage_a(smem, s)), &p.map_a, kt * BK, t.m * BM, batch, full(s));
+          arch::sm90::tma_load_3d(arch::smem_address(stage_b(smem, s)), &p.map_b, kt * BK, t.n * BN, batch, full(s));
+        }
+      }
+    } else {
+      arch::sm90::setmaxnreg_inc<consumer_registers>();
+      int const consumer = warpgroup - 1;
+      typename Mma::Reg acc[Mma::regs];
+      TESSERA_UNROLL
+      for (int i = 0; i < Mma::regs; ++i) acc[i] = 0;  // K < 1 cannot happen (can_implement), but keep D defined
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        int const s = kt % Stages;
+        arch::mbarrier_wait(full(s), (kt / Stages) & 1);
+        auto const da = tile::k_major_descriptor<TileA>(arch::smem_address(stage_a(smem, s)) + consumer * 64 * BK * int(sizeof(EA)));
+        auto const db = tile::k_major_descriptor<TileB>(arch::smem_address(stage_b(smem, s)));
+        arch::sm90::wgmma_fence();
+        TESSERA_UNROLL
+        for (int ks = 0; ks < KSteps; ++ks) {
+          std::uint32_t const step = std::uint32_t(ks * Mma::K * int(sizeof(EA)));
+          Mma::ss(acc, da.advanced(step).bits, db.advanced(step).bits, true);
+        }
+        arch::sm90::wgmma_commit_group();
+        arch::sm90::wgmma_wait_group<1>();  // k-tile kt - 1's wgmma are done: its stage is free
+        arch::sm90::wgmma_fence_operands(acc);
+        if (kt > 0 && tid % 128 == 0) arch::mbarrier_arrive(empty((kt - 1) % Stages));
+      }
+      arch::sm90::wgmma_wait_group<0>();
+      arch::sm90::wgmma_fence_operands(acc);
+      // Every consumer is done reading the stages before any overwrites them with its accumulators.
+      arch::sm90::named_barrier_sync(1, 128 * Consumers);
+      store(p, acc, t, batch, consumer, tid % 128, smem);
+    }
+  }
+
+  // The epilogue of one consumer warpgroup (64 rows x BN). Its accumulators go to its own region
+  // of the freed stages (rows padded by 8 floats: the pair writes of a half-warp fall on distinct
+  // banks), then each thread reads back quads of a row: the chain runs in one loop (one copy of
+  // its code), and the quads are stored as vectors where D is row-major and aligned.
+  static constexpr int pitch = BN + 8;
+  static_assert(Consumers * 64 * pitch * 4 <= Stages * stage_bytes,
+                "gemm::sm90: the epilogue's staging needs more shared memory than the stages have; use more Stages");
+
+  TESSERA_DEVICE static void store(Params<Cfg> const& p, typename Mma::Reg const (&acc)[Mma::regs], TileCoord t, int batch,
+                                   int consumer, int thread, char* smem) {
+    float* const region = reinterpret_cast<float*>(smem) + consumer * 64 * pitch;
+    int const warp = thread / 32, g = (thread % 32) / 4, q = thread % 4;
+    // Value v = 4 j + 2 h + e sits at row 16 warp + g + 8 h, column 8 j + 2 q + e (arch/sm90/wgmma.hpp).
+    TESSERA_UNROLL
+    for (int v = 0; v < Mma::regs; v += 2) {
+      int const j = v / 4, h = (v / 2) % 2;
+      *reinterpret_cast<float2*>(region + (16 * warp + g + 8 * h) * pitch + 8 * j + 2 * q) = float2{float(acc[v]), float(acc[v + 1])};
+    }
+    arch::sm90::named_barrier_sync(2 + consumer, 128);
+
+    int const row_base = t.m * BM + consumer * 64, col_base = t.n * BN;
+    bool const interior = row_base + 64 <= p.m && col_base + BN <= p.n;
+    ED* const d = p.d + batch * p.batch_stride_d;
+    bool const row_major = p.d_col_stride == 1;
+    bool const vectors = row_major && p.d_row_stride % 4 == 0 && p.batch_stride_d % 4 == 0 &&
+                         reinterpret_cast<std::uintptr_t>(p.d) % (4 * sizeof(ED)) == 0;
+    struct alignas(4 * sizeof(ED)) Quad {
+      ED v[4];
+    };
+    constexpr int quads_per_row = BN / 4;
+    TESSERA_UNROLL_N(4)
+    for (int i = thread; i < 64 * quads_per_row; i += 128) {
+      int const r = i / quads_per_row, c = (i % quads_per_row) * 4;
+      float4 const x = *reinterpret_cast<float4 const*>(region + r * pitch + c);
+      float const v[4] = {x.x, x.y, x.z, x.w};
+      int const row = row_base + r, col = col_base + c;
+      Quad out;
+      bool in[4];
+      TESSERA_UNROLL
+      for (int j = 0; j < 4; ++j) {
+        in[j] = interior || (row < p.m && col + j < p.n);  // the chain reads operands of D's extent only
+        out.v[j] = epilogue::convert_output<ED>(in[j] ? p.epilogue(v[j], epilogue::Coord{row, col + j, batch}) : 0.0f);
+      }
+      ED* const at = d + row * p.d_row_stride + col * p.d_col_stride;
+      if (vectors && in[3]) {
+        *reinterpret_cast<Quad*>(at) = out;
+      } else {
+        TESSERA_UNROLL
+        for (int j = 0; j < 4; ++j)
+          if (in[j]) at[j * p.d_col_stride] = out.v[j];
+      }
+    }
+  }
+};
+
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::threads, 1) gemm_kernel(__grid_constant__ Params<Cfg> const p) {
+  extern __shared__ __align__(1024) char smem[];  // the swizzled tiles need 1024-byte alignment
+  Kernel<Cfg>::run(p, smem);
+}
+
+}  // namespace tessera::gemm::sm90

@@ -1,0 +1,23 @@
+// The SM90 GEMM configurations the benches use (bench/gemm/bench_gemm_sm90.cu), compiled with
+// `-Xptxas -v`: the check (test/CMakeLists.txt) fails if any kernel here spills registers to local
+// memory. The PTX checks read the same file for wgmma and TMA.
+#include "tessera/epilogue/activations.hpp"
+#include "tessera/epilogue/tensor_stages.hpp"
+#include "tessera/gemm/gemm.hpp"
+
+using namespace tessera;
+
+namespace {
+template <class E, int BM, int BN, int WG, int S, class Epi = epilogue::Identity>
+using Tn = gemm::Config<arch::Sm90, E, RowMajor, E, ColumnMajor, E, float, gemm::BlockTile<BM, BN, 64>, gemm::Warpgroups<WG>,
+                        gemm::Stages<S>, Epi>;
+using BiasGelu = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>, epilogue::GeluTanh>;
+}  // namespace
+
+#define TESSERA_INSTANTIATE(...) \
+  template __global__ void gemm::sm90::gemm_kernel<__VA_ARGS__>(__grid_constant__ gemm::sm90::Params<__VA_ARGS__> const);
+
+TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4>)
+TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4, BiasGelu>)
+TESSERA_INSTANTIATE(Tn<bfloat16, 128, 128, 2, 6>)
+TESSERA_INSTANTIATE(Tn<tessera::half, 128, 256, 2, 4>)

@@ -11,13 +11,15 @@ using namespace tessera::bench_gemm;
 
 namespace {
 
-template <class E, int BM, int BN, int WG, int S>
+template <class E, int BM, int BN, int WG, int S, class Schedule = gemm::Cooperative>
 using Sm90Tn = gemm::Config<arch::Sm90, E, RowMajor, E, ColumnMajor, E, float, gemm::BlockTile<BM, BN, 64>,
-                            gemm::Warpgroups<WG>, gemm::Stages<S>>;
+                            gemm::Warpgroups<WG, Schedule>, gemm::Stages<S>>;
 
 using Bf16 = Sm90Tn<bfloat16, 128, 256, 2, 4>;
 using Bf16N128 = Sm90Tn<bfloat16, 128, 128, 2, 6>;
 using F16 = Sm90Tn<tessera::half, 128, 256, 2, 4>;
+using Bf16PingPong = Sm90Tn<bfloat16, 128, 128, 2, 5, gemm::PingPong>;
+using Bf16PingPong64 = Sm90Tn<bfloat16, 64, 256, 2, 4, gemm::PingPong>;
 
 void sm90_shapes(benchmark::internal::Benchmark* b) {
   b->Args({4096, 4096, 4096})->Args({8192, 8192, 8192})->Args({4096, 14336, 4096})->Args({4096, 4096, 14336});
@@ -32,6 +34,8 @@ void sm90_shapes(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_tessera<Bf16>)->Name("gemm90_bf16_tn/tessera")->Apply(sm90_shapes);
 BENCHMARK(BM_cublas<bfloat16, bfloat16, float>)->Name("gemm90_bf16_tn/cublas")->Apply(sm90_shapes);
 BENCHMARK(BM_tessera<Bf16N128>)->Name("gemm90_bf16_tn/tessera_128x128_s6")->Apply(sm90_shapes);
+BENCHMARK(BM_tessera<Bf16PingPong>)->Name("gemm90_bf16_tn/tessera_pingpong_128x128_s5")->Apply(sm90_shapes);
+BENCHMARK(BM_tessera<Bf16PingPong64>)->Name("gemm90_bf16_tn/tessera_pingpong_64x256_s4")->Apply(sm90_shapes);
 BENCHMARK(BM_tessera<F16>)->Name("gemm90_f16_tn/tessera")->Apply(sm90_shapes);
 BENCHMARK(BM_cublas<tessera::half, tessera::half, float>)->Name("gemm90_f16_tn/cublas")->Apply(sm90_shapes);
 

@@ -8,9 +8,9 @@
 using namespace tessera;
 
 namespace {
-template <class E, int BM, int BN, int WG, int S, class Epi = epilogue::Identity>
-using Tn = gemm::Config<arch::Sm90, E, RowMajor, E, ColumnMajor, E, float, gemm::BlockTile<BM, BN, 64>, gemm::Warpgroups<WG>,
-                        gemm::Stages<S>, Epi>;
+template <class E, int BM, int BN, int WG, int S, class Epi = epilogue::Identity, class Schedule = gemm::Cooperative>
+using Tn = gemm::Config<arch::Sm90, E, RowMajor, E, ColumnMajor, E, float, gemm::BlockTile<BM, BN, 64>,
+                        gemm::Warpgroups<WG, Schedule>, gemm::Stages<S>, Epi>;
 using BiasGelu = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>, epilogue::GeluTanh>;
 }  // namespace
 
@@ -21,3 +21,6 @@ TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4>)
 TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4, BiasGelu>)
 TESSERA_INSTANTIATE(Tn<bfloat16, 128, 128, 2, 6>)
 TESSERA_INSTANTIATE(Tn<tessera::half, 128, 256, 2, 4>)
+TESSERA_INSTANTIATE(Tn<bfloat16, 128, 128, 2, 5, epilogue::Identity, gemm::PingPong>)
+TESSERA_INSTANTIATE(Tn<bfloat16, 128, 128, 2, 5, BiasGelu, gemm::PingPong>)
+TESSERA_INSTANTIATE(Tn<bfloat16, 64, 256, 2, 4, epilogue::Identity, gemm::PingPong>)

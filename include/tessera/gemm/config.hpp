@@ -37,10 +37,20 @@ template <int M, int N>
 struct Warps {
   static constexpr int m = M, n = N;
 };
-// Consumer warpgroups of the sm90 kernel (each computes 64 rows of the block tile).
-template <int Consumers>
+// How the consumer warpgroups of the sm90 kernel share the work.
+//   Cooperative: one block per output tile; the consumers split its rows (64 each) and run the
+//                epilogue together after the mainloop.
+//   PingPong:    persistent blocks (one per multiprocessor) walk the tiles; two consumers take
+//                alternate tiles, each computing a whole BlockTile, and take turns on the tensor
+//                cores, so that one's epilogue runs under the other's mainloop.
+struct Cooperative {};
+struct PingPong {};
+
+// Consumer warpgroups of the sm90 kernel, and their schedule.
+template <int Consumers, class Schedule = Cooperative>
 struct Warpgroups {
   static constexpr int consumers = Consumers;
+  using schedule = Schedule;
 };
 template <int S>
 struct Stages {
@@ -74,10 +84,12 @@ namespace detail {
 template <class W>
 struct WarpPolicy {
   static constexpr int m = W::m, n = W::n, consumers = 0, threads = 32 * m * n;
+  static constexpr bool ping_pong = false;
 };
-template <int C>
-struct WarpPolicy<Warpgroups<C>> {
+template <int C, class S>
+struct WarpPolicy<Warpgroups<C, S>> {
   static constexpr int m = C, n = 1, consumers = C, threads = 128 * (C + 1);
+  static constexpr bool ping_pong = std::is_same_v<S, PingPong>;
 };
 
 template <class A, class B, class Acc>
@@ -104,6 +116,7 @@ enum class ConfigError {
   kWarpgroupsTileN,
   kWarpgroupsTileK,
   kWarpgroupsStages,
+  kPingPongTile,
 };
 
 template <class Arch_, class ElementA_, class LayoutA_, class ElementB_, class LayoutB_, class ElementD_,
@@ -123,15 +136,20 @@ struct Config {
   // The wgmma kernel (Warpgroups<C>) or the mma.sync kernel (Warps<M, N>).
   static constexpr bool warp_specialized = detail::WarpPolicy<Warps_>::consumers > 0;
   static constexpr int consumer_warpgroups = detail::WarpPolicy<Warps_>::consumers;
+  static constexpr bool ping_pong = detail::WarpPolicy<Warps_>::ping_pong;
   static constexpr int warps_m = detail::WarpPolicy<Warps_>::m, warps_n = detail::WarpPolicy<Warps_>::n;
   static constexpr int threads = detail::WarpPolicy<Warps_>::threads;
   static constexpr int stages = Stages_::value;
   // A is K-major when row-major; B is K-major when column-major (B(k, n) at n * ldb + k).
   static constexpr bool a_k_major = std::is_same_v<LayoutA, RowMajor>;
   static constexpr bool b_k_major = std::is_same_v<LayoutB, ColumnMajor>;
-  // The stages (and, for the wgmma kernel, a full and an empty barrier per stage).
-  static constexpr int smem_bytes =
-      stages * (BM * BK * int(sizeof(ElementA)) + BN * BK * int(sizeof(ElementB))) + (warp_specialized ? 16 * stages : 0);
+  // Ping-pong epilogue: each consumer stages 32 columns of its tile at a time (rows padded to 36
+  // floats), apart from the stages, which the other consumer is using.
+  static constexpr int ping_pong_staging_bytes = ping_pong ? 2 * BM * 36 * 4 : 0;
+  // The stages (and, for the wgmma kernel, a full and an empty barrier per stage and, for
+  // ping-pong, two turn barriers and the epilogue staging).
+  static constexpr int smem_bytes = stages * (BM * BK * int(sizeof(ElementA)) + BN * BK * int(sizeof(ElementB))) +
+                                    (warp_specialized ? 16 * stages : 0) + (ping_pong ? 16 + ping_pong_staging_bytes : 0);
 
  private:
   // The epilogue stages each warp's float accumulators through the pipeline's shared memory, in
@@ -154,12 +172,17 @@ struct Config {
       if (!std::is_same_v<Arch, arch::Sm90>) return ConfigError::kWarpgroupsArch;
       if (!a_k_major || !b_k_major) return ConfigError::kWarpgroupsLayout;
       if (!detail::wgmma_types<ElementA, ElementB, ElementAccumulator>) return ConfigError::kWarpgroupsTypes;
-      if (consumer_warpgroups < 1 || consumer_warpgroups > 2 || BM != 64 * consumer_warpgroups) return ConfigError::kWarpgroupsTileM;
+      if (ping_pong) {
+        if (consumer_warpgroups != 2 || (BM != 64 && BM != 128)) return ConfigError::kPingPongTile;
+        if (BN % 32 != 0 || BM / 64 * BN / 2 > 128) return ConfigError::kPingPongTile;
+      } else if (consumer_warpgroups < 1 || consumer_warpgroups > 2 || BM != 64 * consumer_warpgroups) {
+        return ConfigError::kWarpgroupsTileM;
+      }
       if (BN < 16 || BN > 256 || BN % 16 != 0) return ConfigError::kWarpgroupsTileN;
       if (BK * int(sizeof(ElementA)) != 128) return ConfigError::kWarpgroupsTileK;
       if (stages < 2 || stages > 8) return ConfigError::kWarpgroupsStages;
       if (smem_bytes > Arch::max_smem_per_block) return ConfigError::kSharedMemory;
-      if (consumer_warpgroups * 64 * (BN + 8) * 4 > stages * (BM + BN) * BK * int(sizeof(ElementA)))
+      if (!ping_pong && consumer_warpgroups * 64 * (BN + 8) * 4 > stages * (BM + BN) * BK * int(sizeof(ElementA)))
         return ConfigError::kEpilogueStaging;
       return ConfigError::kNone;
     } else if constexpr (std::is_void_v<MmaOp>) {
@@ -222,6 +245,9 @@ struct Config {
   static_assert(error != ConfigError::kWarpgroupsTileK,
                 "gemm::Config: the sm90 kernel's k-tile is one 128-byte swizzle span of K; use BlockTile K = 64 for "
                 "16-bit types");
+  static_assert(error != ConfigError::kPingPongTile,
+                "gemm::Config: ping-pong takes Warpgroups<2, PingPong>, each consumer holding a whole BlockTile of at "
+                "most 128 x 128 accumulators (M = 64 or 128, N a multiple of 32); use BlockTile<128, 128, 64>");
   static_assert(error != ConfigError::kWarpgroupsStages, "gemm::Config: the sm90 kernel takes 2 to 8 Stages; use Stages<4>");
   static_assert(error != ConfigError::kSharedMemory,
                 "gemm::Config: the pipeline needs more shared memory than a block may have; use fewer Stages or a "

@@ -44,6 +44,47 @@ struct Params {
   typename Cfg::Epilogue epilogue;
 };
 
+// The common tail of both epilogues: `rows` x `cols` float accumulators staged at `region` (row
+// pitch `pitch` floats) for the outputs at (row_base, col_base), read back four elements of a row
+// at a time by `threads` threads; the chain runs once per quad in a loop (one copy of its code),
+// and quads are stored as vectors where D is row-major and aligned. Outputs outside D are neither
+// evaluated (a stage may read an operand of D's extent) nor stored.
+template <class Cfg, int Rows, int Cols, int Pitch, int Threads>
+TESSERA_DEVICE void store_staged(Params<Cfg> const& p, float const* region, int row_base, int col_base, int batch, int thread) {
+  using ED = typename Cfg::ElementD;
+  bool const interior = row_base + Rows <= p.m && col_base + Cols <= p.n;
+  ED* const d = p.d + batch * p.batch_stride_d;
+  bool const row_major = p.d_col_stride == 1;
+  bool const vectors = row_major && p.d_row_stride % 4 == 0 && p.batch_stride_d % 4 == 0 &&
+                       reinterpret_cast<std::uintptr_t>(p.d) % (4 * sizeof(ED)) == 0;
+  struct alignas(4 * sizeof(ED)) Quad {
+    ED v[4];
+  };
+  constexpr int quads_per_row = Cols / 4;
+  TESSERA_UNROLL_N(4)
+  for (int i = thread; i < Rows * quads_per_row; i += Threads) {
+    int const r = i / quads_per_row, c = (i % quads_per_row) * 4;
+    float4 const x = *reinterpret_cast<float4 const*>(region + r * Pitch + c);
+    float const v[4] = {x.x, x.y, x.z, x.w};
+    int const row = row_base + r, col = col_base + c;
+    Quad out;
+    bool in[4];
+    TESSERA_UNROLL
+    for (int j = 0; j < 4; ++j) {
+      in[j] = interior || (row < p.m && col + j < p.n);
+      out.v[j] = epilogue::convert_output<ED>(in[j] ? p.epilogue(v[j], epilogue::Coord{row, col + j, batch}) : 0.0f);
+    }
+    ED* const at = d + row * p.d_row_stride + col * p.d_col_stride;
+    if (vectors && in[3]) {
+      *reinterpret_cast<Quad*>(at) = out;
+    } else {
+      TESSERA_UNROLL
+      for (int j = 0; j < 4; ++j)
+        if (in[j]) at[j * p.d_col_stride] = out.v[j];
+    }
+  }
+}
+
 template <class Cfg>
 struct Kernel {
   using EA = typename Cfg::ElementA;
@@ -156,45 +197,154 @@ struct Kernel {
     }
     arch::sm90::named_barrier_sync(2 + consumer, 128);
 
-    int const row_base = t.m * BM + consumer * 64, col_base = t.n * BN;
-    bool const interior = row_base + 64 <= p.m && col_base + BN <= p.n;
-    ED* const d = p.d + batch * p.batch_stride_d;
-    bool const row_major = p.d_col_stride == 1;
-    bool const vectors = row_major && p.d_row_stride % 4 == 0 && p.batch_stride_d % 4 == 0 &&
-                         reinterpret_cast<std::uintptr_t>(p.d) % (4 * sizeof(ED)) == 0;
-    struct alignas(4 * sizeof(ED)) Quad {
-      ED v[4];
-    };
-    constexpr int quads_per_row = BN / 4;
-    TESSERA_UNROLL_N(4)
-    for (int i = thread; i < 64 * quads_per_row; i += 128) {
-      int const r = i / quads_per_row, c = (i % quads_per_row) * 4;
-      float4 const x = *reinterpret_cast<float4 const*>(region + r * pitch + c);
-      float const v[4] = {x.x, x.y, x.z, x.w};
-      int const row = row_base + r, col = col_base + c;
-      Quad out;
-      bool in[4];
-      TESSERA_UNROLL
-      for (int j = 0; j < 4; ++j) {
-        in[j] = interior || (row < p.m && col + j < p.n);  // the chain reads operands of D's extent only
-        out.v[j] = epilogue::convert_output<ED>(in[j] ? p.epilogue(v[j], epilogue::Coord{row, col + j, batch}) : 0.0f);
+    store_staged<Cfg, 64, BN, pitch, 128>(p, region, t.m * BM + consumer * 64, t.n * BN, batch, thread);
+  }
+};
+
+// The ping-pong schedule (Warpgroups<2, PingPong>): persistent blocks, one per multiprocessor,
+// walk the tiles blockIdx.x, blockIdx.x + gridDim.x, ... in the raster's order. The producer
+// loads their k-tiles into one ring of stages, tile after tile; consumer c computes the block's
+// tiles c, c + 2, ..., each a whole BM x BN tile (BM / 64 wgmma per k-step). The consumers take
+// turns on the tensor cores: one issues a tile's whole mainloop, hands the turn over (mbarrier
+// `turn` of the other) and runs its epilogue while the other's mainloop runs. The epilogue stages
+// 32 columns at a time in a region of its own (the stages belong to the other consumer by then).
+template <class Cfg>
+struct PingPong {
+  using EA = typename Cfg::ElementA;
+  using EB = typename Cfg::ElementB;
+  static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, Stages = Cfg::stages;
+  using Mma = arch::sm90::Wgmma<BN, EA, EB, typename Cfg::ElementAccumulator>;
+  static constexpr int KSteps = BK / Mma::K, MHalves = BM / 64;
+  using TileA = tile::SwizzledTile<EA, BM, BK>;
+  using TileB = tile::SwizzledTile<EB, BN, BK>;
+  static constexpr int bytes_a = TileA::size * int(sizeof(EA)), bytes_b = TileB::size * int(sizeof(EB));
+  static constexpr int stage_bytes = bytes_a + bytes_b;
+  static_assert(bytes_a % 1024 == 0 && bytes_b % 1024 == 0, "gemm::sm90: tiles must keep the 1024-byte swizzle alignment");
+  static constexpr int pitch = 36;  // 32 staged columns + 4: conflict-free pair writes and quad reads
+  static constexpr int staging_offset = Stages * stage_bytes;
+  static constexpr int barrier_offset = staging_offset + 2 * BM * pitch * 4;
+  static constexpr int smem_bytes = barrier_offset + (2 * Stages + 2) * 8;
+  static constexpr int producer_registers = 40, consumer_registers = 232;
+
+  TESSERA_DEVICE static void run(Params<Cfg> const& p, char* smem) {
+    int const tid = threadIdx.x;
+    int const warpgroup = tid / 128;
+    std::uint64_t* const bars = reinterpret_cast<std::uint64_t*>(smem + barrier_offset);
+    auto full = [&](int s) { return arch::smem_address(bars + s); };
+    auto empty = [&](int s) { return arch::smem_address(bars + Stages + s); };
+    auto turn = [&](int c) { return arch::smem_address(bars + 2 * Stages + c); };
+    if (tid == 0) {
+      arch::sm90::tma_prefetch_descriptor(&p.map_a);
+      arch::sm90::tma_prefetch_descriptor(&p.map_b);
+      for (int s = 0; s < Stages; ++s) {
+        arch::mbarrier_init(full(s), 1);   // the producer's arrival (+ the bytes)
+        arch::mbarrier_init(empty(s), 1);  // the consumer of that k-tile
       }
-      ED* const at = d + row * p.d_row_stride + col * p.d_col_stride;
-      if (vectors && in[3]) {
-        *reinterpret_cast<Quad*>(at) = out;
-      } else {
-        TESSERA_UNROLL
-        for (int j = 0; j < 4; ++j)
-          if (in[j]) at[j * p.d_col_stride] = out.v[j];
-      }
+      arch::mbarrier_init(turn(0), 1);
+      arch::mbarrier_init(turn(1), 1);
+      arch::fence_mbarrier_init();
     }
+    __syncthreads();
+
+    int const tiles = p.tiles_m * p.tiles_n, total = tiles * p.batch_count;
+    int const k_tiles = (p.k + BK - 1) / BK;
+    auto coord = [&](int work) { return raster(work % tiles, p.tiles_m, p.tiles_n, p.raster_group); };
+
+    if (warpgroup == 0) {
+      arch::sm90::setmaxnreg_dec<producer_registers>();
+      if (tid == 0) {
+        int pos = 0;  // position in the ring over all of this block's k-tiles
+        for (int work = int(blockIdx.x); work < total; work += int(gridDim.x)) {
+          TileCoord const t = coord(work);
+          int const batch = work / tiles;
+          for (int kt = 0; kt < k_tiles; ++kt, ++pos) {
+            int const s = pos % Stages;
+            if (pos >= Stages) arch::mbarrier_wait(empty(s), ((pos / Stages) - 1) & 1);
+            arch::mbarrier_arrive_expect_tx(full(s), stage_bytes);
+            char* const stage = smem + s * stage_bytes;
+            arch::sm90::tma_load_3d(arch::smem_address(stage), &p.map_a, kt * BK, t.m * BM, batch, full(s));
+            arch::sm90::tma_load_3d(arch::smem_address(stage + bytes_a), &p.map_b, kt * BK, t.n * BN, batch, full(s));
+          }
+        }
+      }
+      return;
+    }
+    arch::sm90::setmaxnreg_inc<consumer_registers>();
+    int const c = warpgroup - 1, thread = tid % 128;
+    float* const region = reinterpret_cast<float*>(smem + staging_offset) + c * BM * pitch;
+    int turns = 0;  // turns waited for
+    for (int i = c, work = int(blockIdx.x) + c * int(gridDim.x); work < total; i += 2, work += 2 * int(gridDim.x)) {
+      TileCoord const t = coord(work);
+      int const batch = work / tiles;
+      if (i > 0) arch::mbarrier_wait(turn(c), turns++ & 1);  // the other consumer's mainloop is issued
+      typename Mma::Reg acc[MHalves][Mma::regs];
+      TESSERA_UNROLL
+      for (int h = 0; h < MHalves; ++h)
+        TESSERA_UNROLL
+        for (int r = 0; r < Mma::regs; ++r) acc[h][r] = 0;
+      int const pos0 = i * k_tiles;
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        int const pos = pos0 + kt, s = pos % Stages;
+        arch::mbarrier_wait(full(s), (pos / Stages) & 1);
+        char* const stage = smem + s * stage_bytes;
+        auto const db = tile::k_major_descriptor<TileB>(arch::smem_address(stage + bytes_a));
+        arch::sm90::wgmma_fence();
+        TESSERA_UNROLL
+        for (int ks = 0; ks < KSteps; ++ks) {
+          std::uint32_t const step = std::uint32_t(ks * Mma::K * int(sizeof(EA)));
+          TESSERA_UNROLL
+          for (int h = 0; h < MHalves; ++h) {
+            auto const da = tile::k_major_descriptor<TileA>(arch::smem_address(stage) + h * 64 * BK * int(sizeof(EA)));
+            Mma::ss(acc[h], da.advanced(step).bits, db.advanced(step).bits, true);
+          }
+        }
+        arch::sm90::wgmma_commit_group();
+        arch::sm90::wgmma_wait_group<1>();  // k-tile kt - 1's wgmma are done: its stage is free
+        TESSERA_UNROLL
+        for (int h = 0; h < MHalves; ++h) arch::sm90::wgmma_fence_operands(acc[h]);
+        if (kt > 0 && thread == 0) arch::mbarrier_arrive(empty((pos - 1) % Stages));
+      }
+      // The whole mainloop is issued: the other consumer may queue its own behind it.
+      if (thread == 0) arch::mbarrier_arrive(turn(1 - c));
+      arch::sm90::wgmma_wait_group<0>();
+      TESSERA_UNROLL
+      for (int h = 0; h < MHalves; ++h) arch::sm90::wgmma_fence_operands(acc[h]);
+      if (thread == 0) arch::mbarrier_arrive(empty((pos0 + k_tiles - 1) % Stages));
+      store(p, acc, t, batch, c, thread, region);
+    }
+  }
+
+  // 32 columns (4 groups of 8) per round: value v = 4 j + 2 h + e of row-half mh sits at row
+  // 64 mh + 16 warp + g + 8 h, column 8 j + 2 q + e (arch/sm90/wgmma.hpp).
+  TESSERA_DEVICE static void store(Params<Cfg> const& p, typename Mma::Reg const (&acc)[MHalves][Mma::regs], TileCoord t,
+                                   int batch, int c, int thread, float* region) {
+    int const warp = thread / 32, g = (thread % 32) / 4, q = thread % 4;
+    TESSERA_UNROLL
+    for (int round = 0; round < BN / 32; ++round) {
+      if (round > 0) arch::sm90::named_barrier_sync(2 + c, 128);  // the previous round is read
+      TESSERA_UNROLL
+      for (int mh = 0; mh < MHalves; ++mh)
+        TESSERA_UNROLL
+        for (int v = 16 * round; v < 16 * round + 16; v += 2) {
+          int const j = v / 4 - 4 * round, h = (v / 2) % 2;
+          *reinterpret_cast<float2*>(region + (64 * mh + 16 * warp + g + 8 * h) * pitch + 8 * j + 2 * q) =
+              float2{float(acc[mh][v]), float(acc[mh][v + 1])};
+        }
+      arch::sm90::named_barrier_sync(2 + c, 128);
+      store_staged<Cfg, BM, 32, pitch, 128>(p, region, t.m * BM, t.n * BN + 32 * round, batch, thread);
+    }
+    arch::sm90::named_barrier_sync(2 + c, 128);  // the region is read before the next tile's round 0
   }
 };
 
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::threads, 1) gemm_kernel(__grid_constant__ Params<Cfg> const p) {
   extern __shared__ __align__(1024) char smem[];  // the swizzled tiles need 1024-byte alignment
-  Kernel<Cfg>::run(p, smem);
+  if constexpr (Cfg::ping_pong) {
+    PingPong<Cfg>::run(p, smem);
+  } else {
+    Kernel<Cfg>::run(p, smem);
+  }
 }
 
 }  // namespace tessera::gemm::sm90

@@ -6,8 +6,8 @@
 //                            epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>, epilogue::GeluTanh>>;
 //
 // The warp policy picks the kernel: Warps<M, N> runs the mma.sync kernel (gemm/sm80, on sm_80 and
-// later); Warpgroups<C> runs the warp-specialized wgmma + TMA kernel (gemm/sm90, arch::Sm90 only)
-// with C consumer warpgroups of 64 rows each and one producer warpgroup:
+// later); Warpgroups<C, Schedule> runs the persistent warp-specialized wgmma + TMA kernel
+// (gemm/sm90, arch::Sm90 only) with C consumer warpgroups and one producer warpgroup:
 //
 //   using Cfg = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float,
 //                            BlockTile<128, 256, 64>, Warpgroups<2>, Stages<4>>;
@@ -37,12 +37,11 @@ template <int M, int N>
 struct Warps {
   static constexpr int m = M, n = N;
 };
-// How the consumer warpgroups of the sm90 kernel share the work.
-//   Cooperative: one block per output tile; the consumers split its rows (64 each) and run the
-//                epilogue together after the mainloop.
-//   PingPong:    persistent blocks (one per multiprocessor) walk the tiles; two consumers take
-//                alternate tiles, each computing a whole BlockTile, and take turns on the tensor
-//                cores, so that one's epilogue runs under the other's mainloop.
+// How the consumer warpgroups of the (persistent) sm90 kernel share the work.
+//   Cooperative: every consumer works on every tile, 64 rows each, and they run the epilogue
+//                together after the mainloop.
+//   PingPong:    two consumers take alternate tiles, each computing a whole BlockTile, and take
+//                turns on the tensor cores, so that one's epilogue runs under the other's mainloop.
 struct Cooperative {};
 struct PingPong {};
 
@@ -143,13 +142,13 @@ struct Config {
   // A is K-major when row-major; B is K-major when column-major (B(k, n) at n * ldb + k).
   static constexpr bool a_k_major = std::is_same_v<LayoutA, RowMajor>;
   static constexpr bool b_k_major = std::is_same_v<LayoutB, ColumnMajor>;
-  // Ping-pong epilogue: each consumer stages 32 columns of its tile at a time (rows padded to 36
-  // floats), apart from the stages, which the other consumer is using.
-  static constexpr int ping_pong_staging_bytes = ping_pong ? 2 * BM * 36 * 4 : 0;
-  // The stages (and, for the wgmma kernel, a full and an empty barrier per stage and, for
-  // ping-pong, two turn barriers and the epilogue staging).
+  // The wgmma kernel's epilogue: each consumer stages 32 columns of its rows at a time (padded to
+  // 36 floats), apart from the stages, which hold the next tile's k-tiles by then.
+  static constexpr int epilogue_staging_bytes_sm90 = warp_specialized ? (ping_pong ? 2 : 1) * BM * 36 * 4 : 0;
+  // The stages (and, for the wgmma kernel, a full and an empty barrier per stage, the epilogue
+  // staging and, for ping-pong, two turn barriers).
   static constexpr int smem_bytes = stages * (BM * BK * int(sizeof(ElementA)) + BN * BK * int(sizeof(ElementB))) +
-                                    (warp_specialized ? 16 * stages : 0) + (ping_pong ? 16 + ping_pong_staging_bytes : 0);
+                                    (warp_specialized ? 16 * stages + epilogue_staging_bytes_sm90 : 0) + (ping_pong ? 16 : 0);
 
  private:
   // The epilogue stages each warp's float accumulators through the pipeline's shared memory, in
@@ -178,12 +177,10 @@ struct Config {
       } else if (consumer_warpgroups < 1 || consumer_warpgroups > 2 || BM != 64 * consumer_warpgroups) {
         return ConfigError::kWarpgroupsTileM;
       }
-      if (BN < 16 || BN > 256 || BN % 16 != 0) return ConfigError::kWarpgroupsTileN;
+      if (BN < 32 || BN > 256 || BN % 32 != 0) return ConfigError::kWarpgroupsTileN;
       if (BK * int(sizeof(ElementA)) != 128) return ConfigError::kWarpgroupsTileK;
       if (stages < 2 || stages > 8) return ConfigError::kWarpgroupsStages;
       if (smem_bytes > Arch::max_smem_per_block) return ConfigError::kSharedMemory;
-      if (!ping_pong && consumer_warpgroups * 64 * (BN + 8) * 4 > stages * (BM + BN) * BK * int(sizeof(ElementA)))
-        return ConfigError::kEpilogueStaging;
       return ConfigError::kNone;
     } else if constexpr (std::is_void_v<MmaOp>) {
       return ConfigError::kNoAtom;
@@ -240,8 +237,8 @@ struct Config {
                 "gemm::Config: each consumer warpgroup computes 64 rows, so BlockTile M must be 64 x Warpgroups (1 or 2); "
                 "use BlockTile M = 64 with Warpgroups<1> or 128 with Warpgroups<2>");
   static_assert(error != ConfigError::kWarpgroupsTileN,
-                "gemm::Config: BlockTile N is the wgmma N of the sm90 kernel: a multiple of 16 from 16 to 256; use "
-                "128 or 256");
+                "gemm::Config: BlockTile N is the wgmma N of the sm90 kernel, and its epilogue works in 32-column "
+                "rounds: a multiple of 32 from 32 to 256; use 128 or 256");
   static_assert(error != ConfigError::kWarpgroupsTileK,
                 "gemm::Config: the sm90 kernel's k-tile is one 128-byte swizzle span of K; use BlockTile K = 64 for "
                 "16-bit types");

@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
-#include <type_traits>
 
 #include "tessera/arch/sm90/tensor_map.hpp"
 #include "tessera/core/matrix_layout.hpp"
@@ -235,8 +234,7 @@ class Gemm {
   }
 
   Status run_sm90(Args const& args, cudaStream_t stream) const {
-    using K = std::conditional_t<Cfg::ping_pong, sm90::PingPong<Cfg>, sm90::Kernel<Cfg>>;
-    static_assert(K::smem_bytes == Cfg::smem_bytes, "gemm::sm90: shared-memory accounting differs from the Config's");
+    static_assert(sm90::Kernel<Cfg>::smem_bytes == Cfg::smem_bytes, "gemm::sm90: shared-memory accounting differs from the Config's");
     sm90::Params<Cfg> p{};
     // 3-D maps (K, rows, batch); with one batch entry the batch stride is unused but must be valid.
     auto const stride = [&](std::int64_t s, std::int64_t ld, int rows) { return args.batch_count > 1 ? s : ld * rows; };
@@ -251,14 +249,12 @@ class Gemm {
     fill_common(p, args);
     auto kernel = sm90::gemm_kernel<Cfg>;
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
-    // Cooperative: a block per tile. Ping-pong: persistent, a block per multiprocessor at most.
+    // Persistent: a block per multiprocessor at most (one fits: the stages fill shared memory).
     unsigned blocks = unsigned(p.tiles_m * p.tiles_n * args.batch_count);
-    if constexpr (Cfg::ping_pong) {
-      int device = 0, sms = 0;
-      if (err == cudaSuccess) err = cudaGetDevice(&device);
-      if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-      blocks = std::min(blocks, unsigned(sms));
-    }
+    int device = 0, sms = 0;
+    if (err == cudaSuccess) err = cudaGetDevice(&device);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    blocks = std::min(blocks, unsigned(sms));
     if (err == cudaSuccess) {
       kernel<<<blocks, Cfg::threads, Cfg::smem_bytes, stream>>>(p);
       err = cudaGetLastError();

@@ -1,18 +1,27 @@
-// The sm_90a GEMM kernel: D = epilogue(A * B) with TMA loads and wgmma, warp-specialized.
+// The sm_90a GEMM kernel: D = epilogue(A * B) with TMA loads and wgmma, warp-specialized and
+// persistent: blocks (one per multiprocessor) walk the output tiles blockIdx.x, blockIdx.x +
+// gridDim.x, ... in the grouped raster's order.
 //
-// One block per output tile (of one batch entry). Warpgroup 0 is the producer: one thread waits
-// for a free stage, announces its bytes on the stage's `full` barrier and issues the TMA copies
-// of A's BM x BK and B's BN x BK boxes into it; the other warps of the group give their
-// registers away (setmaxnreg). Warpgroups 1 .. W are consumers, each computing 64 rows of the
-// tile: per k-tile they wait on `full`, issue BK / K wgmma over the stage, and once the previous
-// k-tile's wgmma have completed (wgmma_wait_group<1>) release that stage through its `empty`
-// barrier, so the copy engine refills it while the tensor cores work on the next one.
+// Warpgroup 0 is the producer: one thread walks the block's tiles and their k-tiles, and for each
+// waits for a free stage of one ring (its `empty` barrier), announces the stage's bytes on its
+// `full` barrier and issues the TMA copies of A's BM x BK and B's BN x BK boxes into it; the
+// other warps of the group give their registers away (setmaxnreg). The ring runs across tiles, so
+// the next tile's first k-tiles arrive while the consumers run the epilogue.
+//
+// The consumers (Warpgroups<C, Schedule>):
+//   Cooperative: every consumer works on every tile, 64 rows each: per k-tile it waits on `full`,
+//                issues BK / K wgmma over the stage and, once the previous k-tile's wgmma have
+//                completed (wgmma_wait_group<1>), releases that stage (C arrivals free it).
+//   PingPong:    consumer c takes the block's tiles c, c + 2, ..., each a whole BM x BN tile
+//                (BM / 64 wgmma per k-step), and the two take turns on the tensor cores: one
+//                issues a tile's whole mainloop, hands the turn over (the other's `turn`
+//                barrier) and runs its epilogue while the other's mainloop runs.
 //
 // Shared memory: Stages x (A tile, B tile), each a K-major tile::SwizzledTile of 128-byte rows
-// (the TMA box lands in that layout, and the wgmma descriptors read it), then the barriers. The
-// epilogue reuses the stages: each consumer warpgroup writes its float accumulators there, then
-// reads them back four elements of a row at a time, runs the chain and stores vectors (as the
-// sm80 kernel does).
+// (the TMA box lands in that layout, and the wgmma descriptors read it); each consumer's epilogue
+// staging (its rows x 32 columns of floats, rows padded to 36); the barriers. The epilogue runs
+// in rounds of 32 columns: write the accumulators to the staging, read them back four elements
+// of a row at a time, run the chain once per quad in a loop and store vectors.
 // tessera-header: cuda-only
 #pragma once
 
@@ -89,11 +98,12 @@ template <class Cfg>
 struct Kernel {
   using EA = typename Cfg::ElementA;
   using EB = typename Cfg::ElementB;
-  using ED = typename Cfg::ElementD;
   static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, Stages = Cfg::stages;
   static constexpr int Consumers = Cfg::consumer_warpgroups;
-  static constexpr int Threads = Cfg::threads;
-  static_assert(BM == 64 * Consumers, "gemm::sm90: each consumer warpgroup computes 64 rows of the tile");
+  static constexpr bool ping_pong = Cfg::ping_pong;
+  // Rows of the tile each consumer computes: all of them (ping-pong) or 64.
+  static constexpr int Rows = ping_pong ? BM : 64, MHalves = Rows / 64;
+  static_assert(ping_pong ? Consumers == 2 : BM == 64 * Consumers, "gemm::sm90: the consumers must cover the tile's rows");
   using Mma = arch::sm90::Wgmma<BN, EA, EB, typename Cfg::ElementAccumulator>;
   static constexpr int KSteps = BK / Mma::K;
 
@@ -102,129 +112,16 @@ struct Kernel {
   static constexpr int bytes_a = TileA::size * int(sizeof(EA)), bytes_b = TileB::size * int(sizeof(EB));
   static constexpr int stage_bytes = bytes_a + bytes_b;
   static_assert(bytes_a % 1024 == 0 && bytes_b % 1024 == 0, "gemm::sm90: tiles must keep the 1024-byte swizzle alignment");
-  static constexpr int barrier_offset = Stages * stage_bytes;
-  static constexpr int smem_bytes = barrier_offset + 2 * Stages * 8;
+  static constexpr int pitch = 36;  // 32 staged columns + 4: conflict-free pair writes and quad reads
+  static constexpr int staging_offset = Stages * stage_bytes;
+  static constexpr int barrier_offset = staging_offset + Consumers * Rows * pitch * 4;
+  static constexpr int smem_bytes = barrier_offset + (2 * Stages + (ping_pong ? 2 : 0)) * 8;
 
   // Registers after reallocation: the producer gives up what the consumers take (file: 64K).
   static constexpr int producer_registers = 40;
-  static constexpr int consumer_registers = Consumers == 1 ? 256 : Consumers == 2 ? 232 : 160;
+  static constexpr int consumer_registers = Consumers == 1 ? 256 : 232;
   static_assert(128 * producer_registers + Consumers * 128 * consumer_registers <= 65536,
                 "gemm::sm90: the register split exceeds the register file");
-
-  TESSERA_DEVICE static char* stage_a(char* smem, int s) { return smem + s * stage_bytes; }
-  TESSERA_DEVICE static char* stage_b(char* smem, int s) { return smem + s * stage_bytes + bytes_a; }
-
-  TESSERA_DEVICE static void run(Params<Cfg> const& p, char* smem) {
-    int const tid = threadIdx.x;
-    int const warpgroup = tid / 128;
-    std::uint64_t* const bars = reinterpret_cast<std::uint64_t*>(smem + barrier_offset);
-    auto full = [&](int s) { return arch::smem_address(bars + s); };
-    auto empty = [&](int s) { return arch::smem_address(bars + Stages + s); };
-    if (tid == 0) {
-      arch::sm90::tma_prefetch_descriptor(&p.map_a);
-      arch::sm90::tma_prefetch_descriptor(&p.map_b);
-      for (int s = 0; s < Stages; ++s) {
-        arch::mbarrier_init(full(s), 1);           // the producer's arrival (+ the bytes)
-        arch::mbarrier_init(empty(s), Consumers);  // one arrival per consumer warpgroup
-      }
-      arch::fence_mbarrier_init();
-    }
-    __syncthreads();
-
-    int const tiles = p.tiles_m * p.tiles_n;
-    int const batch = int(blockIdx.x) / tiles;
-    TileCoord const t = raster(int(blockIdx.x) % tiles, p.tiles_m, p.tiles_n, p.raster_group);
-    int const k_tiles = (p.k + BK - 1) / BK;
-
-    if (warpgroup == 0) {
-      arch::sm90::setmaxnreg_dec<producer_registers>();
-      if (tid == 0) {
-        for (int kt = 0; kt < k_tiles; ++kt) {
-          int const s = kt % Stages;
-          if (kt >= Stages) arch::mbarrier_wait(empty(s), ((kt / Stages) - 1) & 1);
-          arch::mbarrier_arrive_expect_tx(full(s), stage_bytes);
-          arch::sm90::tma_load_3d(arch::smem_address(stage_a(smem, s)), &p.map_a, kt * BK, t.m * BM, batch, full(s));
-          arch::sm90::tma_load_3d(arch::smem_address(stage_b(smem, s)), &p.map_b, kt * BK, t.n * BN, batch, full(s));
-        }
-      }
-    } else {
-      arch::sm90::setmaxnreg_inc<consumer_registers>();
-      int const consumer = warpgroup - 1;
-      typename Mma::Reg acc[Mma::regs];
-      TESSERA_UNROLL
-      for (int i = 0; i < Mma::regs; ++i) acc[i] = 0;  // K < 1 cannot happen (can_implement), but keep D defined
-      for (int kt = 0; kt < k_tiles; ++kt) {
-        int const s = kt % Stages;
-        arch::mbarrier_wait(full(s), (kt / Stages) & 1);
-        auto const da = tile::k_major_descriptor<TileA>(arch::smem_address(stage_a(smem, s)) + consumer * 64 * BK * int(sizeof(EA)));
-        auto const db = tile::k_major_descriptor<TileB>(arch::smem_address(stage_b(smem, s)));
-        arch::sm90::wgmma_fence();
-        TESSERA_UNROLL
-        for (int ks = 0; ks < KSteps; ++ks) {
-          std::uint32_t const step = std::uint32_t(ks * Mma::K * int(sizeof(EA)));
-          Mma::ss(acc, da.advanced(step).bits, db.advanced(step).bits, true);
-        }
-        arch::sm90::wgmma_commit_group();
-        arch::sm90::wgmma_wait_group<1>();  // k-tile kt - 1's wgmma are done: its stage is free
-        arch::sm90::wgmma_fence_operands(acc);
-        if (kt > 0 && tid % 128 == 0) arch::mbarrier_arrive(empty((kt - 1) % Stages));
-      }
-      arch::sm90::wgmma_wait_group<0>();
-      arch::sm90::wgmma_fence_operands(acc);
-      // Every consumer is done reading the stages before any overwrites them with its accumulators.
-      arch::sm90::named_barrier_sync(1, 128 * Consumers);
-      store(p, acc, t, batch, consumer, tid % 128, smem);
-    }
-  }
-
-  // The epilogue of one consumer warpgroup (64 rows x BN). Its accumulators go to its own region
-  // of the freed stages (rows padded by 8 floats: the pair writes of a half-warp fall on distinct
-  // banks), then each thread reads back quads of a row: the chain runs in one loop (one copy of
-  // its code), and the quads are stored as vectors where D is row-major and aligned.
-  static constexpr int pitch = BN + 8;
-  static_assert(Consumers * 64 * pitch * 4 <= Stages * stage_bytes,
-                "gemm::sm90: the epilogue's staging needs more shared memory than the stages have; use more Stages");
-
-  TESSERA_DEVICE static void store(Params<Cfg> const& p, typename Mma::Reg const (&acc)[Mma::regs], TileCoord t, int batch,
-                                   int consumer, int thread, char* smem) {
-    float* const region = reinterpret_cast<float*>(smem) + consumer * 64 * pitch;
-    int const warp = thread / 32, g = (thread % 32) / 4, q = thread % 4;
-    // Value v = 4 j + 2 h + e sits at row 16 warp + g + 8 h, column 8 j + 2 q + e (arch/sm90/wgmma.hpp).
-    TESSERA_UNROLL
-    for (int v = 0; v < Mma::regs; v += 2) {
-      int const j = v / 4, h = (v / 2) % 2;
-      *reinterpret_cast<float2*>(region + (16 * warp + g + 8 * h) * pitch + 8 * j + 2 * q) = float2{float(acc[v]), float(acc[v + 1])};
-    }
-    arch::sm90::named_barrier_sync(2 + consumer, 128);
-
-    store_staged<Cfg, 64, BN, pitch, 128>(p, region, t.m * BM + consumer * 64, t.n * BN, batch, thread);
-  }
-};
-
-// The ping-pong schedule (Warpgroups<2, PingPong>): persistent blocks, one per multiprocessor,
-// walk the tiles blockIdx.x, blockIdx.x + gridDim.x, ... in the raster's order. The producer
-// loads their k-tiles into one ring of stages, tile after tile; consumer c computes the block's
-// tiles c, c + 2, ..., each a whole BM x BN tile (BM / 64 wgmma per k-step). The consumers take
-// turns on the tensor cores: one issues a tile's whole mainloop, hands the turn over (mbarrier
-// `turn` of the other) and runs its epilogue while the other's mainloop runs. The epilogue stages
-// 32 columns at a time in a region of its own (the stages belong to the other consumer by then).
-template <class Cfg>
-struct PingPong {
-  using EA = typename Cfg::ElementA;
-  using EB = typename Cfg::ElementB;
-  static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, Stages = Cfg::stages;
-  using Mma = arch::sm90::Wgmma<BN, EA, EB, typename Cfg::ElementAccumulator>;
-  static constexpr int KSteps = BK / Mma::K, MHalves = BM / 64;
-  using TileA = tile::SwizzledTile<EA, BM, BK>;
-  using TileB = tile::SwizzledTile<EB, BN, BK>;
-  static constexpr int bytes_a = TileA::size * int(sizeof(EA)), bytes_b = TileB::size * int(sizeof(EB));
-  static constexpr int stage_bytes = bytes_a + bytes_b;
-  static_assert(bytes_a % 1024 == 0 && bytes_b % 1024 == 0, "gemm::sm90: tiles must keep the 1024-byte swizzle alignment");
-  static constexpr int pitch = 36;  // 32 staged columns + 4: conflict-free pair writes and quad reads
-  static constexpr int staging_offset = Stages * stage_bytes;
-  static constexpr int barrier_offset = staging_offset + 2 * BM * pitch * 4;
-  static constexpr int smem_bytes = barrier_offset + (2 * Stages + 2) * 8;
-  static constexpr int producer_registers = 40, consumer_registers = 232;
 
   TESSERA_DEVICE static void run(Params<Cfg> const& p, char* smem) {
     int const tid = threadIdx.x;
@@ -237,24 +134,27 @@ struct PingPong {
       arch::sm90::tma_prefetch_descriptor(&p.map_a);
       arch::sm90::tma_prefetch_descriptor(&p.map_b);
       for (int s = 0; s < Stages; ++s) {
-        arch::mbarrier_init(full(s), 1);   // the producer's arrival (+ the bytes)
-        arch::mbarrier_init(empty(s), 1);  // the consumer of that k-tile
+        arch::mbarrier_init(full(s), 1);                           // the producer's arrival (+ the bytes)
+        arch::mbarrier_init(empty(s), ping_pong ? 1 : Consumers);  // the consumers of that k-tile
       }
-      arch::mbarrier_init(turn(0), 1);
-      arch::mbarrier_init(turn(1), 1);
+      if constexpr (ping_pong) {
+        arch::mbarrier_init(turn(0), 1);
+        arch::mbarrier_init(turn(1), 1);
+      }
       arch::fence_mbarrier_init();
     }
     __syncthreads();
 
     int const tiles = p.tiles_m * p.tiles_n, total = tiles * p.batch_count;
     int const k_tiles = (p.k + BK - 1) / BK;
+    int const grid = int(gridDim.x);
     auto coord = [&](int work) { return raster(work % tiles, p.tiles_m, p.tiles_n, p.raster_group); };
 
     if (warpgroup == 0) {
       arch::sm90::setmaxnreg_dec<producer_registers>();
       if (tid == 0) {
         int pos = 0;  // position in the ring over all of this block's k-tiles
-        for (int work = int(blockIdx.x); work < total; work += int(gridDim.x)) {
+        for (int work = int(blockIdx.x); work < total; work += grid) {
           TileCoord const t = coord(work);
           int const batch = work / tiles;
           for (int kt = 0; kt < k_tiles; ++kt, ++pos) {
@@ -271,12 +171,16 @@ struct PingPong {
     }
     arch::sm90::setmaxnreg_inc<consumer_registers>();
     int const c = warpgroup - 1, thread = tid % 128;
-    float* const region = reinterpret_cast<float*>(smem + staging_offset) + c * BM * pitch;
-    int turns = 0;  // turns waited for
-    for (int i = c, work = int(blockIdx.x) + c * int(gridDim.x); work < total; i += 2, work += 2 * int(gridDim.x)) {
+    int const row0 = ping_pong ? 0 : 64 * c;  // this consumer's first row in the tile
+    float* const region = reinterpret_cast<float*>(smem + staging_offset) + c * Rows * pitch;
+    int const first = ping_pong ? c : 0, step = ping_pong ? 2 : 1;  // the block's tiles this consumer takes
+    int turns = 0;                                                    // ping-pong: turns waited for
+    for (int i = first, work = int(blockIdx.x) + first * grid; work < total; i += step, work += step * grid) {
       TileCoord const t = coord(work);
       int const batch = work / tiles;
-      if (i > 0) arch::mbarrier_wait(turn(c), turns++ & 1);  // the other consumer's mainloop is issued
+      if constexpr (ping_pong) {
+        if (i > 0) arch::mbarrier_wait(turn(c), turns++ & 1);  // the other consumer's mainloop is issued
+      }
       typename Mma::Reg acc[MHalves][Mma::regs];
       TESSERA_UNROLL
       for (int h = 0; h < MHalves; ++h)
@@ -291,11 +195,12 @@ struct PingPong {
         arch::sm90::wgmma_fence();
         TESSERA_UNROLL
         for (int ks = 0; ks < KSteps; ++ks) {
-          std::uint32_t const step = std::uint32_t(ks * Mma::K * int(sizeof(EA)));
+          std::uint32_t const step_bytes = std::uint32_t(ks * Mma::K * int(sizeof(EA)));
           TESSERA_UNROLL
           for (int h = 0; h < MHalves; ++h) {
-            auto const da = tile::k_major_descriptor<TileA>(arch::smem_address(stage) + h * 64 * BK * int(sizeof(EA)));
-            Mma::ss(acc[h], da.advanced(step).bits, db.advanced(step).bits, true);
+            auto const da =
+                tile::k_major_descriptor<TileA>(arch::smem_address(stage) + (row0 + 64 * h) * BK * int(sizeof(EA)));
+            Mma::ss(acc[h], da.advanced(step_bytes).bits, db.advanced(step_bytes).bits, true);
           }
         }
         arch::sm90::wgmma_commit_group();
@@ -304,20 +209,22 @@ struct PingPong {
         for (int h = 0; h < MHalves; ++h) arch::sm90::wgmma_fence_operands(acc[h]);
         if (kt > 0 && thread == 0) arch::mbarrier_arrive(empty((pos - 1) % Stages));
       }
-      // The whole mainloop is issued: the other consumer may queue its own behind it.
-      if (thread == 0) arch::mbarrier_arrive(turn(1 - c));
+      // Ping-pong: the whole mainloop is issued, the other consumer may queue its own behind it.
+      if constexpr (ping_pong) {
+        if (thread == 0) arch::mbarrier_arrive(turn(1 - c));
+      }
       arch::sm90::wgmma_wait_group<0>();
       TESSERA_UNROLL
       for (int h = 0; h < MHalves; ++h) arch::sm90::wgmma_fence_operands(acc[h]);
       if (thread == 0) arch::mbarrier_arrive(empty((pos0 + k_tiles - 1) % Stages));
-      store(p, acc, t, batch, c, thread, region);
+      store(p, acc, t.m * BM + row0, t.n * BN, batch, c, thread, region);
     }
   }
 
-  // 32 columns (4 groups of 8) per round: value v = 4 j + 2 h + e of row-half mh sits at row
-  // 64 mh + 16 warp + g + 8 h, column 8 j + 2 q + e (arch/sm90/wgmma.hpp).
-  TESSERA_DEVICE static void store(Params<Cfg> const& p, typename Mma::Reg const (&acc)[MHalves][Mma::regs], TileCoord t,
-                                   int batch, int c, int thread, float* region) {
+  // The epilogue of one consumer, 32 columns (4 groups of 8) per round: value v = 4 j + 2 h + e of
+  // row-half mh sits at row 64 mh + 16 warp + g + 8 h, column 8 j + 2 q + e (arch/sm90/wgmma.hpp).
+  TESSERA_DEVICE static void store(Params<Cfg> const& p, typename Mma::Reg const (&acc)[MHalves][Mma::regs], int row_base,
+                                   int col_base, int batch, int c, int thread, float* region) {
     int const warp = thread / 32, g = (thread % 32) / 4, q = thread % 4;
     TESSERA_UNROLL
     for (int round = 0; round < BN / 32; ++round) {
@@ -331,7 +238,7 @@ struct PingPong {
               float2{float(acc[mh][v]), float(acc[mh][v + 1])};
         }
       arch::sm90::named_barrier_sync(2 + c, 128);
-      store_staged<Cfg, BM, 32, pitch, 128>(p, region, t.m * BM, t.n * BN + 32 * round, batch, thread);
+      store_staged<Cfg, Rows, 32, pitch, 128>(p, region, row_base, col_base + 32 * round, batch, thread);
     }
     arch::sm90::named_barrier_sync(2 + c, 128);  // the region is read before the next tile's round 0
   }
@@ -340,11 +247,7 @@ struct PingPong {
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::threads, 1) gemm_kernel(__grid_constant__ Params<Cfg> const p) {
   extern __shared__ __align__(1024) char smem[];  // the swizzled tiles need 1024-byte alignment
-  if constexpr (Cfg::ping_pong) {
-    PingPong<Cfg>::run(p, smem);
-  } else {
-    Kernel<Cfg>::run(p, smem);
-  }
+  Kernel<Cfg>::run(p, smem);
 }
 
 }  // namespace tessera::gemm::sm90

@@ -1,10 +1,22 @@
-// The wgmma shared-memory descriptor of a swizzled tile (tile/smem_layout.hpp) that holds a
-// K-major operand: Rows of M (or N) by Cols of K, each row one 32-, 64- or 128-byte swizzle span.
-// SwizzledTile's XOR pattern is then exactly wgmma's (16-byte chunks of a row permuted by the low
-// bits of the row index), so the tensor cores read the tile that cp.async or TMA wrote.
+// The wgmma shared-memory descriptors of the tiles an operand is staged in.
+//
+// K-major: a swizzled tile (tile/smem_layout.hpp) of Rows of M (or N) by Cols of K, each row one
+// 32-, 64- or 128-byte swizzle span. SwizzledTile's XOR pattern is then exactly wgmma's (16-byte
+// chunks of a row permuted by the low bits of the row index), so the tensor cores read the tile
+// that cp.async or TMA wrote.
 //
 //   auto desc = tile::k_major_descriptor<Tile>(smem_address(tile_base));   // k-step 0
 //   desc.advanced(ks * 16 * sizeof(T))                                       // k-step ks (16 bytes x 2)
+//
+// MN-major (16-bit types): MnMajorTile<T, MN, K> is MN / 64 blocks of 64 MN elements (one
+// 128-byte swizzle span) by K rows, each a SwizzledTile<T, K, 64> -- what a TMA box of
+// 64 x K elements of a column-major A (or row-major B) writes with the 128-byte swizzle. The
+// descriptor steps between the blocks with the leading byte offset (K x 128 bytes) and between
+// groups of 8 K rows with the stride byte offset (1024 bytes); a k-step of 16 K rows advances the
+// start by 2048 bytes.
+//
+//   auto desc = tile::mn_major_descriptor<Tile>(smem_address(tile_base));  // k-step 0
+//   desc.advanced(ks * 2048)                                                 // k-step ks
 #pragma once
 
 #include <cstdint>
@@ -43,6 +55,32 @@ template <class Tile>
 TESSERA_HD constexpr arch::sm90::WgmmaDescriptor k_major_descriptor(std::uint32_t smem_address) {
   using W = WgmmaKMajor<Tile>;
   return arch::sm90::WgmmaDescriptor::make(smem_address, 16, W::sbo_bytes, W::swizzle);
+}
+
+// An MN-major operand tile: MN / 64 blocks, each K rows of 64 contiguous MN elements (128 bytes,
+// 128-byte swizzle), the blocks one after the other.
+template <class T, int MN, int K>
+struct MnMajorTile {
+  static_assert(sizeof(T) == 2, "tile::MnMajorTile: wgmma reads MN-major operands of 16-bit types only; use bfloat16 or half "
+                                "(stage tf32 and 8-bit operands K-major)");
+  static_assert(MN % 64 == 0 && K % 16 == 0,
+                "tile::MnMajorTile: MN must be whole 64-element blocks and K whole 16-row k-steps; use MN = 64, 128, "
+                "192 or 256 and K = 64");
+  using Block = SwizzledTile<T, K, 64>;
+  static constexpr int blocks = MN / 64;
+  static constexpr int block_elements = Block::size;
+  static constexpr int size = MN * K;
+  // (mn, k) -> element offset.
+  TESSERA_HD static constexpr int offset(int mn, int k) { return (mn / 64) * block_elements + int(Block::layout()(k, mn % 64)); }
+  static constexpr std::uint32_t lbo_bytes = std::uint32_t(block_elements * int(sizeof(T)));  // between 64-element MN blocks
+  static constexpr std::uint32_t sbo_bytes = 8 * 128;                                          // between 8-row K groups
+  static constexpr std::uint32_t k_step_bytes = 16 * 128;                                      // 16 K rows
+  static constexpr std::uint32_t pattern_bytes = 1024;                                        // the base's alignment
+};
+
+template <class Tile>
+TESSERA_HD constexpr arch::sm90::WgmmaDescriptor mn_major_descriptor(std::uint32_t smem_address) {
+  return arch::sm90::WgmmaDescriptor::make(smem_address, Tile::lbo_bytes, Tile::sbo_bytes, arch::sm90::WgmmaSwizzle::k128B);
 }
 
 }  // namespace tessera::tile

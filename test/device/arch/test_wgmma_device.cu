@@ -1,6 +1,6 @@
 // wgmma.mma_async on the device: one warpgroup multiplies a 64 x 4K tile of A by a 4K x N tile of
-// B (4 k-steps), both K-major in swizzled shared tiles (tile/wgmma_tile.hpp descriptors), A also
-// from registers, for every operand/accumulator type pair the instruction offers and the smallest,
+// B (4 k-steps), K-major in swizzled shared tiles or (16-bit types) MN-major in tile::MnMajorTile
+// (tile/wgmma_tile.hpp descriptors), A also from registers, for every operand/accumulator type pair the instruction offers and the smallest,
 // a middle and the largest N. The result is gathered through the documented accumulator layout
 // and compared with a host product in double precision; operands are random multiples of 1/4
 // from -2 to 2, so every product and sum is exact in the accumulator type.
@@ -36,24 +36,40 @@ __device__ std::uint32_t a_register(E const* a, int row, int k) {
   return r;
 }
 
-template <class E, class Acc, int N, bool RS>
+using arch::sm90::Major;
+
+// One operand's shared tile, K-major (a SwizzledTile) or MN-major (tile::MnMajorTile).
+template <class E, int MN, int K, Major M>
+struct Staged {
+  using KTile = tile::SwizzledTile<E, MN, K>;
+  using MnTile = tile::MnMajorTile<E, MN, K>;
+  static constexpr int size = MN * K;
+  __device__ static int offset(int mn, int k) {
+    if constexpr (M == Major::K) return int(KTile::layout()(mn, k));
+    else return MnTile::offset(mn, k);
+  }
+  __device__ static std::uint64_t descriptor(void const* base, int ks, int k_bytes) {
+    if constexpr (M == Major::K) return tile::k_major_descriptor<KTile>(arch::smem_address(base)).advanced(std::uint32_t(ks * k_bytes)).bits;
+    else return tile::mn_major_descriptor<MnTile>(arch::smem_address(base)).advanced(std::uint32_t(ks) * MnTile::k_step_bytes).bits;
+  }
+};
+
+template <class E, class Acc, int N, bool RS, Major MA = Major::K, Major MB = Major::K>
 __global__ void __launch_bounds__(128) wgmma_tile(E const* a, E const* b, float* d) {
-  using Mma = arch::sm90::Wgmma<N, E, E, Acc>;
+  using Mma = arch::sm90::Wgmma<N, E, E, Acc, MA, MB>;
   constexpr int cols = kSpan<E>;
   static_assert(cols == 4 * Mma::K, "the test runs 4 k-steps over one swizzle span");
-  using TileA = tile::SwizzledTile<E, 64, cols>;
-  using TileB = tile::SwizzledTile<E, N, cols>;
+  using TileA = Staged<E, 64, cols, MA>;
+  using TileB = Staged<E, N, cols, MB>;
   __shared__ alignas(1024) E sa[TileA::size];
   __shared__ alignas(1024) E sb[TileB::size];
   int const tid = threadIdx.x;
-  for (int i = tid; i < 64 * cols; i += 128) sa[TileA::layout()(i / cols, i % cols)] = a[i];
-  for (int i = tid; i < N * cols; i += 128) sb[TileB::layout()(i / cols, i % cols)] = b[i];
+  for (int i = tid; i < 64 * cols; i += 128) sa[TileA::offset(i / cols, i % cols)] = a[i];
+  for (int i = tid; i < N * cols; i += 128) sb[TileB::offset(i / cols, i % cols)] = b[i];
   arch::sm90::fence_proxy_async_shared();
   __syncthreads();
 
   typename Mma::Reg acc[Mma::regs];
-  auto const da = tile::k_major_descriptor<TileA>(arch::smem_address(sa));
-  auto const db = tile::k_major_descriptor<TileB>(arch::smem_address(sb));
   int const warp = tid / 32, g = (tid % 32) / 4, t = tid % 4;
   // RS: the A fragments of all k-steps, loaded before the fence that orders them before wgmma:
   // rows 16 warp + g (+8); K values 2 t.. (16-bit), t (tf32) or 4 t.. (8-bit) and the same 8, 4
@@ -73,11 +89,11 @@ __global__ void __launch_bounds__(128) wgmma_tile(E const* a, E const* b, float*
   arch::sm90::wgmma_fence();
   TESSERA_UNROLL
   for (int ks = 0; ks < 4; ++ks) {
-    std::uint32_t const step = std::uint32_t(ks * Mma::K * int(sizeof(E)));
+    int const k_bytes = Mma::K * int(sizeof(E));
     if constexpr (RS) {
-      Mma::rs(acc, frag[ks], db.advanced(step).bits, ks > 0);
+      Mma::rs(acc, frag[ks], TileB::descriptor(sb, ks, k_bytes), ks > 0);
     } else {
-      Mma::ss(acc, da.advanced(step).bits, db.advanced(step).bits, ks > 0);
+      Mma::ss(acc, TileA::descriptor(sa, ks, k_bytes), TileB::descriptor(sb, ks, k_bytes), ks > 0);
     }
   }
   arch::sm90::wgmma_commit_group();
@@ -100,12 +116,13 @@ __global__ void __launch_bounds__(128) wgmma_tile(E const* a, E const* b, float*
   }
 }
 
-template <class E, class Acc, int N, bool RS>
+template <class E, class Acc, int N, bool RS, Major MA = Major::K, Major MB = Major::K>
 void check() {
-  using Mma = arch::sm90::Wgmma<N, E, E, Acc>;
+  using Mma = arch::sm90::Wgmma<N, E, E, Acc, MA, MB>;
   constexpr int cols = kSpan<E>;
   INFO("m64n" << N << "k" << Mma::K << ", " << sizeof(E) << "-byte operands, " << (std::is_same_v<Acc, float> ? "f32" : "f16")
-              << " accumulators, A from " << (RS ? "registers" : "shared memory"));
+              << " accumulators, A from " << (RS ? "registers" : "shared memory") << ", A " << (MA == Major::K ? "K" : "M")
+              << "-major, B " << (MB == Major::K ? "K" : "N") << "-major");
   std::mt19937 rng(N * 31 + int(sizeof(E)) + RS);
   std::uniform_int_distribution<int> pick(-8, 8);
   std::vector<E> ha(64 * cols), hb(N * cols);
@@ -113,7 +130,7 @@ void check() {
   for (auto& x : hb) x = E(float(pick(rng)) / 4);
   DeviceBuffer<E> da(ha), db(hb);
   DeviceBuffer<float> dd(64 * N);  // poisoned
-  wgmma_tile<E, Acc, N, RS><<<1, 128>>>(da.get(), db.get(), dd.get());
+  wgmma_tile<E, Acc, N, RS, MA, MB><<<1, 128>>>(da.get(), db.get(), dd.get());
   TESSERA_CUDA_REQUIRE_LAUNCH();
   std::vector<float> const got = dd.to_host();
   int bad = 0;
@@ -137,6 +154,15 @@ TEST_CASE("wgmma m64nNk16 bf16/f16 from swizzled shared tiles and from registers
   check<half, float, 96, false>();
   check<half, half, 64, false>();
   check<half, half, 8, true>();
+}
+
+TEST_CASE("wgmma m64nNk16 with MN-major operands (transposed) from tile::MnMajorTile", "[gpu][arch][sm90][wgmma]") {
+  tessera::test::require_gpu();
+  check<bfloat16, float, 128, false, Major::MN, Major::K>();
+  check<bfloat16, float, 128, false, Major::K, Major::MN>();
+  check<bfloat16, float, 256, false, Major::MN, Major::MN>();
+  check<half, half, 64, false, Major::MN, Major::MN>();
+  check<bfloat16, float, 64, true, Major::K, Major::MN>();
 }
 
 TEST_CASE("wgmma m64nNk8 tf32 and m64nNk32 fp8 (e4m3, e5m2)", "[gpu][arch][sm90][wgmma]") {

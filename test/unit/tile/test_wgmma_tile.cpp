@@ -73,3 +73,43 @@ TEST_CASE("the K-major descriptor's fields", "[tile][sm90][wgmma]") {
   STATIC_REQUIRE(tile::k_major_descriptor<T128>(0x400).lbo_bytes() == 16);
   STATIC_REQUIRE(tile::WgmmaKMajor<T128>::pattern_bytes == 1024);
 }
+
+namespace {
+
+// The byte address the tensor cores read for element (mn, k) of an MN-major operand (k within the
+// k-step the descriptor starts at): the PTX ISA's canonical MN-major layout with the 128-byte
+// swizzle -- 64-element MN blocks LBO apart, K rows 128 bytes apart in groups of 8 that are SBO
+// apart, MN contiguous -- then the same address swizzle as for K-major tiles.
+std::uint32_t model_address_mn(WgmmaDescriptor d, int mn, int k, int element_bytes) {
+  std::uint32_t const a = d.start_address() + std::uint32_t(mn / 64) * d.lbo_bytes() + std::uint32_t(k / 8) * d.sbo_bytes() +
+                          std::uint32_t(k % 8 * 128 + mn % 64 * element_bytes);
+  return a ^ ((a >> 3) & (7u << 4));
+}
+
+template <class T, int MN, int K>
+void check_mn_tile(std::uint32_t base) {
+  using Tile = tile::MnMajorTile<T, MN, K>;
+  INFO(MN << " x " << K << " MN-major at " << base);
+  REQUIRE(base % Tile::pattern_bytes == 0);
+  WgmmaDescriptor const d0 = tile::mn_major_descriptor<Tile>(base);
+  for (int step = 0; step < K / 16; ++step) {
+    WgmmaDescriptor const d = d0.advanced(std::uint32_t(step) * Tile::k_step_bytes);
+    for (int mn = 0; mn < MN; ++mn)
+      for (int k = 0; k < 16; ++k) {
+        std::uint32_t const expected = base + std::uint32_t(Tile::offset(mn, step * 16 + k)) * std::uint32_t(sizeof(T));
+        REQUIRE(model_address_mn(d, mn, k, int(sizeof(T))) == expected);
+      }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("MN-major tiles and their wgmma descriptors address the same bytes", "[tile][sm90][wgmma]") {
+  check_mn_tile<bfloat16, 64, 64>(0);
+  check_mn_tile<bfloat16, 128, 64>(0x8000);
+  check_mn_tile<half, 256, 64>(0x4000);
+  check_mn_tile<bfloat16, 192, 32>(0x400);
+  STATIC_REQUIRE(tile::MnMajorTile<bfloat16, 128, 64>::lbo_bytes == 8192);
+  STATIC_REQUIRE(tile::mn_major_descriptor<tile::MnMajorTile<bfloat16, 128, 64>>(0x400).sbo_bytes() == 1024);
+  STATIC_REQUIRE(tile::mn_major_descriptor<tile::MnMajorTile<bfloat16, 128, 64>>(0x400).swizzle() == WgmmaSwizzle::k128B);
+}

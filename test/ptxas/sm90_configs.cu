@@ -8,9 +8,10 @@
 using namespace tessera;
 
 namespace {
-template <class E, int BM, int BN, int WG, int S, class Epi = epilogue::Identity, class Schedule = gemm::Cooperative>
-using Tn = gemm::Config<arch::Sm90, E, RowMajor, E, ColumnMajor, E, float, gemm::BlockTile<BM, BN, 64>,
-                        gemm::Warpgroups<WG, Schedule>, gemm::Stages<S>, Epi>;
+template <class E, int BM, int BN, int WG, int S, class Epi = epilogue::Identity, class Schedule = gemm::Cooperative,
+          class LA = RowMajor, class LB = ColumnMajor>
+using Tn = gemm::Config<arch::Sm90, E, LA, E, LB, E, float, gemm::BlockTile<BM, BN, 64>, gemm::Warpgroups<WG, Schedule>,
+                        gemm::Stages<S>, Epi>;
 using BiasGelu = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>, epilogue::GeluTanh>;
 }  // namespace
 
@@ -24,3 +25,4 @@ TESSERA_INSTANTIATE(Tn<tessera::half, 128, 256, 2, 4>)
 TESSERA_INSTANTIATE(Tn<bfloat16, 128, 128, 2, 5, epilogue::Identity, gemm::PingPong>)
 TESSERA_INSTANTIATE(Tn<bfloat16, 128, 128, 2, 5, BiasGelu, gemm::PingPong>)
 TESSERA_INSTANTIATE(Tn<bfloat16, 64, 256, 2, 4, epilogue::Identity, gemm::PingPong>)
+TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, ColumnMajor, RowMajor>)  // NT

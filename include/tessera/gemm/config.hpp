@@ -169,7 +169,8 @@ struct Config {
       return ConfigError::kLayoutTags;
     } else if constexpr (warp_specialized) {
       if (!std::is_same_v<Arch, arch::Sm90>) return ConfigError::kWarpgroupsArch;
-      if (!a_k_major || !b_k_major) return ConfigError::kWarpgroupsLayout;
+      if ((!a_k_major || !b_k_major) && (sizeof(ElementA) != 2 || BM % 64 != 0 || BN % 64 != 0))
+        return ConfigError::kWarpgroupsLayout;
       if (!detail::wgmma_types<ElementA, ElementB, ElementAccumulator>) return ConfigError::kWarpgroupsTypes;
       if (ping_pong) {
         if (consumer_warpgroups != 2 || (BM != 64 && BM != 128)) return ConfigError::kPingPongTile;
@@ -228,8 +229,9 @@ struct Config {
                 "gemm::Config: Warpgroups (the wgmma + TMA kernel) needs arch::Sm90; use arch::Sm90, or Warps<M, N> for "
                 "the mma.sync kernel");
   static_assert(error != ConfigError::kWarpgroupsLayout,
-                "gemm::Config: the sm90 kernel takes K-major operands so far (RowMajor A, ColumnMajor B); use those "
-                "layouts, or Warps<M, N> for the mma.sync kernel, which takes all four");
+                "gemm::Config: an MN-major operand (ColumnMajor A or RowMajor B) of the sm90 kernel must be a 16-bit "
+                "type in whole 64-element blocks (BlockTile M and N multiples of 64); use RowMajor A and ColumnMajor B "
+                "otherwise");
   static_assert(error != ConfigError::kWarpgroupsTypes,
                 "gemm::Config: the sm90 kernel multiplies bfloat16 or half operands (both the same) into float so far; "
                 "use those types, or Warps<M, N> for the mma.sync kernel");

@@ -236,16 +236,20 @@ class Gemm {
   Status run_sm90(Args const& args, cudaStream_t stream) const {
     static_assert(sm90::Kernel<Cfg>::smem_bytes == Cfg::smem_bytes, "gemm::sm90: shared-memory accounting differs from the Config's");
     sm90::Params<Cfg> p{};
-    // 3-D maps (K, rows, batch); with one batch entry the batch stride is unused but must be valid.
-    auto const stride = [&](std::int64_t s, std::int64_t ld, int rows) { return args.batch_count > 1 ? s : ld * rows; };
-    TESSERA_RETURN_IF_ERROR(arch::sm90::make_tensor_map_3d(p.map_a, args.a, std::uint64_t(args.k), std::uint64_t(args.m),
-                                                           std::uint64_t(args.lda), std::uint64_t(args.batch_count),
-                                                           std::uint64_t(stride(args.batch_stride_a, args.lda, args.m)),
-                                                           Cfg::BK, Cfg::BM, arch::sm90::TmaSwizzle::k128B));
-    TESSERA_RETURN_IF_ERROR(arch::sm90::make_tensor_map_3d(p.map_b, args.b, std::uint64_t(args.k), std::uint64_t(args.n),
-                                                           std::uint64_t(args.ldb), std::uint64_t(args.batch_count),
-                                                           std::uint64_t(stride(args.batch_stride_b, args.ldb, args.n)),
-                                                           Cfg::BK, Cfg::BN, arch::sm90::TmaSwizzle::k128B));
+    // 3-D maps (contiguous extent, the other one, batch); with one batch entry the batch stride is
+    // unused but must be valid. K-major boxes are BK x rows; MN-major boxes are 64 x BK (one
+    // 128-byte swizzle span of MN; the kernel loads rows / 64 of them).
+    auto const stride = [&](std::int64_t s, std::int64_t ld, std::int64_t outer) { return args.batch_count > 1 ? s : ld * outer; };
+    auto const map = [&](arch::sm90::TmaDescriptor& out, auto const* base, bool k_major, std::int64_t mn, std::int64_t ld,
+                         std::int64_t batch_stride, int rows) {
+      std::int64_t const inner = k_major ? args.k : mn, outer = k_major ? mn : args.k;
+      return arch::sm90::make_tensor_map_3d(out, base, std::uint64_t(inner), std::uint64_t(outer), std::uint64_t(ld),
+                                            std::uint64_t(args.batch_count), std::uint64_t(stride(batch_stride, ld, outer)),
+                                            std::uint32_t(k_major ? Cfg::BK : 64), std::uint32_t(k_major ? rows : Cfg::BK),
+                                            arch::sm90::TmaSwizzle::k128B);
+    };
+    TESSERA_RETURN_IF_ERROR(map(p.map_a, args.a, Cfg::a_k_major, args.m, args.lda, args.batch_stride_a, Cfg::BM));
+    TESSERA_RETURN_IF_ERROR(map(p.map_b, args.b, Cfg::b_k_major, args.n, args.ldb, args.batch_stride_b, Cfg::BN));
     fill_common(p, args);
     auto kernel = sm90::gemm_kernel<Cfg>;
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);

@@ -28,6 +28,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tessera/arch/sm80/ldmatrix.hpp"
 #include "tessera/arch/sm90/mbarrier.hpp"
@@ -104,11 +105,15 @@ struct Kernel {
   // Rows of the tile each consumer computes: all of them (ping-pong) or 64.
   static constexpr int Rows = ping_pong ? BM : 64, MHalves = Rows / 64;
   static_assert(ping_pong ? Consumers == 2 : BM == 64 * Consumers, "gemm::sm90: the consumers must cover the tile's rows");
-  using Mma = arch::sm90::Wgmma<BN, EA, EB, typename Cfg::ElementAccumulator>;
+  static constexpr arch::sm90::Major major_a = Cfg::a_k_major ? arch::sm90::Major::K : arch::sm90::Major::MN;
+  static constexpr arch::sm90::Major major_b = Cfg::b_k_major ? arch::sm90::Major::K : arch::sm90::Major::MN;
+  using Mma = arch::sm90::Wgmma<BN, EA, EB, typename Cfg::ElementAccumulator, major_a, major_b>;
   static constexpr int KSteps = BK / Mma::K;
 
-  using TileA = tile::SwizzledTile<EA, BM, BK>;
-  using TileB = tile::SwizzledTile<EB, BN, BK>;
+  // A K-major operand is one swizzled tile (one TMA box of BK x rows); an MN-major one is blocks
+  // of 64 rows (TMA boxes of 64 x BK, one per block).
+  using TileA = std::conditional_t<Cfg::a_k_major, tile::SwizzledTile<EA, BM, BK>, tile::MnMajorTile<EA, BM, BK>>;
+  using TileB = std::conditional_t<Cfg::b_k_major, tile::SwizzledTile<EB, BN, BK>, tile::MnMajorTile<EB, BN, BK>>;
   static constexpr int bytes_a = TileA::size * int(sizeof(EA)), bytes_b = TileB::size * int(sizeof(EB));
   static constexpr int stage_bytes = bytes_a + bytes_b;
   static_assert(bytes_a % 1024 == 0 && bytes_b % 1024 == 0, "gemm::sm90: tiles must keep the 1024-byte swizzle alignment");
@@ -162,8 +167,8 @@ struct Kernel {
             if (pos >= Stages) arch::mbarrier_wait(empty(s), ((pos / Stages) - 1) & 1);
             arch::mbarrier_arrive_expect_tx(full(s), stage_bytes);
             char* const stage = smem + s * stage_bytes;
-            arch::sm90::tma_load_3d(arch::smem_address(stage), &p.map_a, kt * BK, t.m * BM, batch, full(s));
-            arch::sm90::tma_load_3d(arch::smem_address(stage + bytes_a), &p.map_b, kt * BK, t.n * BN, batch, full(s));
+            load<Cfg::a_k_major, BM>(stage, &p.map_a, kt * BK, t.m * BM, batch, full(s));
+            load<Cfg::b_k_major, BN>(stage + bytes_a, &p.map_b, kt * BK, t.n * BN, batch, full(s));
           }
         }
       }
@@ -191,16 +196,16 @@ struct Kernel {
         int const pos = pos0 + kt, s = pos % Stages;
         arch::mbarrier_wait(full(s), (pos / Stages) & 1);
         char* const stage = smem + s * stage_bytes;
-        auto const db = tile::k_major_descriptor<TileB>(arch::smem_address(stage + bytes_a));
         arch::sm90::wgmma_fence();
         TESSERA_UNROLL
         for (int ks = 0; ks < KSteps; ++ks) {
-          std::uint32_t const step_bytes = std::uint32_t(ks * Mma::K * int(sizeof(EA)));
+          std::uint64_t const db = descriptor<TileB, Cfg::b_k_major>(arch::smem_address(stage + bytes_a), ks);
           TESSERA_UNROLL
           for (int h = 0; h < MHalves; ++h) {
-            auto const da =
-                tile::k_major_descriptor<TileA>(arch::smem_address(stage) + (row0 + 64 * h) * BK * int(sizeof(EA)));
-            Mma::ss(acc[h], da.advanced(step_bytes).bits, db.advanced(step_bytes).bits, true);
+            // Rows row0 + 64 h .. + 63 of A: 64 K-major rows, or one 64-row MN-major block, both BK x 128 bytes.
+            std::uint64_t const da =
+                descriptor<TileA, Cfg::a_k_major>(arch::smem_address(stage) + (row0 + 64 * h) * BK * int(sizeof(EA)), ks);
+            Mma::ss(acc[h], da, db, true);
           }
         }
         arch::sm90::wgmma_commit_group();
@@ -218,6 +223,29 @@ struct Kernel {
       for (int h = 0; h < MHalves; ++h) arch::sm90::wgmma_fence_operands(acc[h]);
       if (thread == 0) arch::mbarrier_arrive(empty((pos0 + k_tiles - 1) % Stages));
       store(p, acc, t.m * BM + row0, t.n * BN, batch, c, thread, region);
+    }
+  }
+
+  // One operand's k-tile: a K-major operand's box is (BK, Rows) at (k0, mn0); an MN-major one is
+  // Rows / 64 boxes of (64, BK) at (mn0 + 64 j, k0), each filling one 64-row block.
+  template <bool KMajor, int Rows>
+  TESSERA_DEVICE static void load(char* dst, arch::sm90::TmaDescriptor const* map, int k0, int mn0, int batch, std::uint32_t bar) {
+    if constexpr (KMajor) {
+      arch::sm90::tma_load_3d(arch::smem_address(dst), map, k0, mn0, batch, bar);
+    } else {
+      TESSERA_UNROLL
+      for (int j = 0; j < Rows / 64; ++j)
+        arch::sm90::tma_load_3d(arch::smem_address(dst + j * 64 * BK * 2), map, mn0 + 64 * j, k0, batch, bar);  // 16-bit
+    }
+  }
+
+  // The descriptor of k-step ks of a tile at shared address `base`.
+  template <class Tile, bool KMajor>
+  TESSERA_DEVICE static std::uint64_t descriptor(std::uint32_t base, int ks) {
+    if constexpr (KMajor) {
+      return tile::k_major_descriptor<Tile>(base).advanced(std::uint32_t(ks * Mma::K * int(sizeof(EA)))).bits;
+    } else {
+      return tile::mn_major_descriptor<Tile>(base).advanced(std::uint32_t(ks) * Tile::k_step_bytes).bits;
     }
   }
 

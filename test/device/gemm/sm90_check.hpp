@@ -1,0 +1,36 @@
+// The sm90 GEMM tests' shared pieces: Config shorthands and the standard cases the kernel takes.
+#pragma once
+
+#include "gemm_check.hpp"
+
+namespace tessera::test::sm90 {
+
+template <class E, int BM, int BN, int WG, int S, class Epi = AllStages, class Schedule = gemm::Cooperative,
+          class LA = RowMajor, class LB = ColumnMajor>
+using Sm90Cfg = gemm::Config<arch::Sm90, E, LA, E, LB, E, float, gemm::BlockTile<BM, BN, 64>,
+                             gemm::Warpgroups<WG, Schedule>, gemm::Stages<S>, Epi>;
+template <class E, int BM, int BN, int S, class Epi = AllStages>
+using PingPongCfg = Sm90Cfg<E, BM, BN, 2, S, Epi, gemm::PingPong>;
+
+// The standard cases the sm90 kernel takes: 16-byte aligned operands (TMA), no explicit split-K.
+inline std::vector<GemmCase> sm90_cases() {
+  std::vector<GemmCase> out;
+  for (auto const& c : standard_cases())
+    if (c.pad < 0 && c.misalign == 0 && c.split_k <= 1) out.push_back(c);
+  // More tiles than two per block of a persistent grid (ring and turn phases wrap many times),
+  // one k-tile per tile, and batches spread over blocks.
+  if (std::getenv("TESSERA_TEST_SMALL") == nullptr) {
+    out.push_back({2304, 2376, 200});
+    out.push_back({1100, 2900, 64});
+    out.push_back({700, 1300, 130, 3});
+  }
+  return out;
+}
+
+template <class Cfg>
+void all_shapes() {
+  for (auto const& cs : sm90_cases()) GemmCheck<Cfg>::run(cs);
+  check_every_stage<Cfg>({127, 61, 129});
+  check_every_stage<Cfg>({40, 72, 64, 2});
+}
+}  // namespace tessera::test::sm90

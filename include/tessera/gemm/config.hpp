@@ -142,9 +142,12 @@ struct Config {
   // A is K-major when row-major; B is K-major when column-major (B(k, n) at n * ldb + k).
   static constexpr bool a_k_major = std::is_same_v<LayoutA, RowMajor>;
   static constexpr bool b_k_major = std::is_same_v<LayoutB, ColumnMajor>;
-  // The wgmma kernel's epilogue: each consumer stages 32 columns of its rows at a time (padded to
-  // 36 floats), apart from the stages, which hold the next tile's k-tiles by then.
-  static constexpr int epilogue_staging_bytes_sm90 = warp_specialized ? (ping_pong ? 2 : 1) * BM * 36 * 4 : 0;
+  // The wgmma kernel's epilogue: each consumer rotates through this many buffers of 32 columns of
+  // its rows of D (4 for types up to 16 bits, 2 for wider ones), apart from the stages, which hold
+  // the next tile's k-tiles by then.
+  static constexpr int epilogue_buffers_sm90 = sizeof(ElementD) >= 4 ? 2 : 4;
+  static constexpr int epilogue_staging_bytes_sm90 =
+      warp_specialized ? (ping_pong ? 2 : 1) * BM * 32 * int(sizeof(ElementD)) * epilogue_buffers_sm90 : 0;
   // The stages (and, for the wgmma kernel, a full and an empty barrier per stage, the epilogue
   // staging and, for ping-pong, two turn barriers).
   static constexpr int smem_bytes = stages * (BM * BK * int(sizeof(ElementA)) + BN * BK * int(sizeof(ElementB))) +

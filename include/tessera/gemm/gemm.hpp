@@ -251,6 +251,21 @@ class Gemm {
     TESSERA_RETURN_IF_ERROR(map(p.map_a, args.a, Cfg::a_k_major, args.m, args.lda, args.batch_stride_a, Cfg::BM));
     TESSERA_RETURN_IF_ERROR(map(p.map_b, args.b, Cfg::b_k_major, args.n, args.ldb, args.batch_stride_b, Cfg::BN));
     fill_common(p, args);
+    // D through TMA where it is row-major with 16-byte aligned rows and N a whole number of 16-byte
+    // chunks (TMA stores whole chunks: it would write past N into the padding); else the threads
+    // store it. Boxes of 32 columns by the rows of one consumer (the whole tile's with ping-pong).
+    using ED = typename Cfg::ElementD;
+    p.tma_d = args.d_order == StorageOrder::kRowMajor &&
+              aligned16(args.d, args.ldd, args.batch_count > 1 ? args.batch_stride_d : 0, args.n);
+    if (p.tma_d) {
+      constexpr int span = sm90::Kernel<Cfg>::EpiCols * int(sizeof(ED));
+      constexpr auto swizzle = span == 128 ? arch::sm90::TmaSwizzle::k128B : span == 64 ? arch::sm90::TmaSwizzle::k64B
+                                                                                       : arch::sm90::TmaSwizzle::k32B;
+      TESSERA_RETURN_IF_ERROR(arch::sm90::make_tensor_map_3d(
+          p.map_d, args.d, std::uint64_t(args.n), std::uint64_t(args.m), std::uint64_t(args.ldd), std::uint64_t(args.batch_count),
+          std::uint64_t(stride(args.batch_stride_d, args.ldd, args.m)), std::uint32_t(sm90::Kernel<Cfg>::EpiCols),
+          std::uint32_t(sm90::Kernel<Cfg>::Rows), swizzle));
+    }
     auto kernel = sm90::gemm_kernel<Cfg>;
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
     // Persistent: a block per multiprocessor at most (one fits: the stages fill shared memory).

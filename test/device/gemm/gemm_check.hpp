@@ -67,6 +67,7 @@ struct GemmCase {
                                  // fast path); >= 0: the extent plus this many (odd: the narrow path)
   int misalign = 0;              // operand pointers start this many elements past an aligned address
   gemm::StorageOrder d_order = gemm::StorageOrder::kRowMajor;
+  int d_pad = -2;                // D's leading dimension as `pad` does for it; -2: the same as `pad`
 };
 
 // A column of everything the epilogue stages may read, owned by the test.
@@ -91,14 +92,15 @@ class GemmCheck {
   static void run(GemmCase const& cs, Epi const& epi, Epi const& host_epi, unsigned seed = 1, double extra_tol = 0) {
     tessera::test::require_gpu();
     INFO("M=" << cs.m << " N=" << cs.n << " K=" << cs.k << " batch=" << cs.batch << " split_k=" << cs.split_k
-              << " pad=" << cs.pad << " misalign=" << cs.misalign
+              << " pad=" << cs.pad << " d_pad=" << cs.d_pad << " misalign=" << cs.misalign
               << " D " << (cs.d_order == gemm::StorageOrder::kRowMajor ? "row" : "column") << "-major");
     std::mt19937 rng(seed);
     int const m = cs.m, n = cs.n, k = cs.k, batch = cs.batch;
-    auto ld_for = [&](std::int64_t extent) { return cs.pad < 0 ? (extent + 15) / 16 * 16 + 16 : extent + cs.pad; };
+    auto ld_pad = [](std::int64_t extent, int pad) { return pad < 0 ? (extent + 15) / 16 * 16 + 16 : extent + pad; };
+    auto ld_for = [&](std::int64_t extent) { return ld_pad(extent, cs.pad); };
     std::int64_t const lda = ld_for(Cfg::a_k_major ? k : m);
     std::int64_t const ldb = ld_for(Cfg::b_k_major ? k : n);
-    std::int64_t const ldd = ld_for(cs.d_order == gemm::StorageOrder::kRowMajor ? n : m);
+    std::int64_t const ldd = ld_pad(cs.d_order == gemm::StorageOrder::kRowMajor ? n : m, cs.d_pad == -2 ? cs.pad : cs.d_pad);
     std::int64_t const sa = ld_for(lda * (Cfg::a_k_major ? m : k));  // batch strides
     std::int64_t const sb = ld_for(ldb * (Cfg::b_k_major ? n : k));
     std::int64_t const sd = ldd * (cs.d_order == gemm::StorageOrder::kRowMajor ? m : n);

@@ -17,6 +17,10 @@ inline std::vector<GemmCase> sm90_cases() {
   std::vector<GemmCase> out;
   for (auto const& c : standard_cases())
     if (c.pad < 0 && c.misalign == 0 && c.split_k <= 1) out.push_back(c);
+  // D the kernel stores without TMA (rows not 16-byte aligned): element by element (odd ldd) and
+  // in pairs (even ldd).
+  out.push_back({61, 67, 71, 1, 1, -1, 0, gemm::StorageOrder::kRowMajor, 3});
+  out.push_back({130, 90, 64, 2, 1, -1, 0, gemm::StorageOrder::kRowMajor, 2});
   // More tiles than two per block of a persistent grid (ring and turn phases wrap many times),
   // one k-tile per tile, and batches spread over blocks.
   if (std::getenv("TESSERA_TEST_SMALL") == nullptr) {

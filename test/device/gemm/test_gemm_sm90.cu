@@ -1,5 +1,6 @@
 // The sm90 GEMM (TMA + wgmma, warp-specialized): bf16 and f16 with K-major operands (TN) on the
-// standard odd shapes, batched, with every epilogue stage, row- and column-major D; cooperative
+// standard odd shapes, batched, with every epilogue stage, row- and column-major D (stored with TMA
+// or, where its rows are not 16-byte aligned, by the threads), float and int8 D; cooperative
 // (64- and 128-row tiles, 128 and 256 columns) and ping-pong schedules. Operands TMA cannot read
 // (misaligned, rows not 16 bytes apart) and unsupported split-K are refused with a message, and
 // nothing is written. The other layouts: test_gemm_sm90_layouts.cu.
@@ -25,6 +26,21 @@ TEST_CASE("sm90 GEMM bf16 TN on odd shapes, every epilogue stage", "[gpu][gemm][
 TEST_CASE("sm90 GEMM f16 TN on odd shapes, every epilogue stage", "[gpu][gemm][sm90][f16]") {
   SECTION("cooperative") { all_shapes<Sm90Cfg<half, 128, 128, 2, 4>>(); }
   SECTION("ping-pong") { all_shapes<PingPongCfg<half, 128, 128, 5>>(); }
+}
+
+// D wider and narrower than the operands: TMA stores 32 columns of 4 bytes (128-byte swizzle, two
+// staging buffers) and of 1 byte (32-byte swizzle, pairs written by each thread).
+TEST_CASE("sm90 GEMM bf16 TN into float and int8 D", "[gpu][gemm][sm90][bf16]") {
+  using F32 = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, float, float, gemm::BlockTile<128, 128, 64>,
+                           gemm::Warpgroups<2>, gemm::Stages<4>>;
+  using I8 = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, std::int8_t, float,
+                          gemm::BlockTile<128, 256, 64>, gemm::Warpgroups<2>, gemm::Stages<4>>;
+  SECTION("float D") {
+    for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<F32>::run(cs);
+  }
+  SECTION("int8 D (saturating; a float result may round to the neighbouring integer)") {
+    for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<I8>::run(cs, {}, {}, 1, 1.0);
+  }
 }
 
 TEST_CASE("sm90 GEMM refuses operands TMA cannot read, with the fix", "[gpu][gemm][sm90][errors]") {

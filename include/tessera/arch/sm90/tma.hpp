@@ -2,7 +2,9 @@
 // described by a 128-byte tensor map made on the host (arch/sm90/tensor_map.hpp). Loads complete
 // their bytes on an mbarrier (arch/sm90/mbarrier.hpp) and may be multicast to several blocks of a
 // cluster; stores are tracked per thread in bulk groups. Elements of the box outside the tensor
-// are zero-filled on loads and skipped on stores, so tiles at the edges need no predication.
+// are zero-filled on loads and skipped on stores, so tiles at the edges need no predication, with
+// one exception: stores write whole 16-byte chunks of the innermost dimension, so where its extent
+// is not a multiple of 16 bytes they write past it, up to the next 16 bytes (seen on the H100).
 //
 //   __global__ void k(__grid_constant__ const TmaDescriptor map) {
 //     tma_load_2d(smem_address(tile), &map, col, row, bar);   // coordinates innermost first

@@ -19,9 +19,14 @@
 //
 // Shared memory: Stages x (A tile, B tile), each a K-major tile::SwizzledTile of 128-byte rows
 // (the TMA box lands in that layout, and the wgmma descriptors read it); each consumer's epilogue
-// staging (its rows x 32 columns of floats, rows padded to 36); the barriers. The epilogue runs
-// in rounds of 32 columns: write the accumulators to the staging, read them back four elements
-// of a row at a time, run the chain once per quad in a loop and store vectors.
+// buffers; the barriers.
+//
+// The epilogue works on 32 columns of the consumer's rows at a time, in registers: the chain runs
+// on each accumulator with its coordinates and the result is converted to D's type. Where D is
+// row-major and TMA can write it (Params::tma_d), the chunk goes through one of the consumer's
+// swizzled staging buffers (stmatrix for 16-bit D) and one thread stores it with TMA, which clips
+// the edges; the buffers rotate, so a barrier per chunk is the only wait. Elsewhere (column-major
+// or misaligned D) the threads store their values directly.
 // tessera-header: cuda-only
 #pragma once
 
@@ -30,8 +35,9 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "tessera/arch/sm80/ldmatrix.hpp"
+#include "tessera/arch/sm80/ldmatrix.hpp"  // smem_address
 #include "tessera/arch/sm90/mbarrier.hpp"
+#include "tessera/arch/sm90/stmatrix.hpp"
 #include "tessera/arch/sm90/tma.hpp"
 #include "tessera/arch/sm90/warpgroup.hpp"
 #include "tessera/arch/sm90/wgmma.hpp"
@@ -46,6 +52,8 @@ namespace tessera::gemm::sm90 {
 template <class Cfg>
 struct Params {
   arch::sm90::TmaDescriptor map_a, map_b;  // 3-D: (K, M or N, batch), boxes of BK x BM and BK x BN
+  arch::sm90::TmaDescriptor map_d;         // 3-D: (N, M, batch), boxes of 32 x the consumer's rows; if tma_d
+  bool tma_d;                              // D is stored with TMA (row-major, 16-byte aligned rows)
   int m, n, k;
   typename Cfg::ElementD* d;
   std::int64_t d_row_stride, d_col_stride, batch_stride_d;  // elements
@@ -53,47 +61,6 @@ struct Params {
   int raster_group;
   typename Cfg::Epilogue epilogue;
 };
-
-// The common tail of both epilogues: `rows` x `cols` float accumulators staged at `region` (row
-// pitch `pitch` floats) for the outputs at (row_base, col_base), read back four elements of a row
-// at a time by `threads` threads; the chain runs once per quad in a loop (one copy of its code),
-// and quads are stored as vectors where D is row-major and aligned. Outputs outside D are neither
-// evaluated (a stage may read an operand of D's extent) nor stored.
-template <class Cfg, int Rows, int Cols, int Pitch, int Threads>
-TESSERA_DEVICE void store_staged(Params<Cfg> const& p, float const* region, int row_base, int col_base, int batch, int thread) {
-  using ED = typename Cfg::ElementD;
-  bool const interior = row_base + Rows <= p.m && col_base + Cols <= p.n;
-  ED* const d = p.d + batch * p.batch_stride_d;
-  bool const row_major = p.d_col_stride == 1;
-  bool const vectors = row_major && p.d_row_stride % 4 == 0 && p.batch_stride_d % 4 == 0 &&
-                       reinterpret_cast<std::uintptr_t>(p.d) % (4 * sizeof(ED)) == 0;
-  struct alignas(4 * sizeof(ED)) Quad {
-    ED v[4];
-  };
-  constexpr int quads_per_row = Cols / 4;
-  TESSERA_UNROLL_N(4)
-  for (int i = thread; i < Rows * quads_per_row; i += Threads) {
-    int const r = i / quads_per_row, c = (i % quads_per_row) * 4;
-    float4 const x = *reinterpret_cast<float4 const*>(region + r * Pitch + c);
-    float const v[4] = {x.x, x.y, x.z, x.w};
-    int const row = row_base + r, col = col_base + c;
-    Quad out;
-    bool in[4];
-    TESSERA_UNROLL
-    for (int j = 0; j < 4; ++j) {
-      in[j] = interior || (row < p.m && col + j < p.n);
-      out.v[j] = epilogue::convert_output<ED>(in[j] ? p.epilogue(v[j], epilogue::Coord{row, col + j, batch}) : 0.0f);
-    }
-    ED* const at = d + row * p.d_row_stride + col * p.d_col_stride;
-    if (vectors && in[3]) {
-      *reinterpret_cast<Quad*>(at) = out;
-    } else {
-      TESSERA_UNROLL
-      for (int j = 0; j < 4; ++j)
-        if (in[j]) at[j * p.d_col_stride] = out.v[j];
-    }
-  }
-}
 
 template <class Cfg>
 struct Kernel {
@@ -117,9 +84,15 @@ struct Kernel {
   static constexpr int bytes_a = TileA::size * int(sizeof(EA)), bytes_b = TileB::size * int(sizeof(EB));
   static constexpr int stage_bytes = bytes_a + bytes_b;
   static_assert(bytes_a % 1024 == 0 && bytes_b % 1024 == 0, "gemm::sm90: tiles must keep the 1024-byte swizzle alignment");
-  static constexpr int pitch = 36;  // 32 staged columns + 4: conflict-free pair writes and quad reads
+  // The epilogue: chunks of 32 columns; per consumer, Buffers staging buffers of Rows x 32
+  // elements of D, swizzled over their rows as TMA's 32/64/128-byte swizzle (= the row's bytes).
+  using ED = typename Cfg::ElementD;
+  static constexpr int EpiCols = 32, Buffers = Cfg::epilogue_buffers_sm90;
+  using EpiTile = tile::SwizzledTile<ED, Rows, EpiCols>;
+  static constexpr int buffer_bytes = Rows * EpiCols * int(sizeof(ED));
+  static_assert(buffer_bytes % 1024 == 0 || sizeof(ED) == 1, "gemm::sm90: staging buffers must keep the swizzle alignment");
   static constexpr int staging_offset = Stages * stage_bytes;
-  static constexpr int barrier_offset = staging_offset + Consumers * Rows * pitch * 4;
+  static constexpr int barrier_offset = staging_offset + Consumers * Buffers * buffer_bytes;
   static constexpr int smem_bytes = barrier_offset + (2 * Stages + (ping_pong ? 2 : 0)) * 8;
 
   // Registers after reallocation: the producer gives up what the consumers take (file: 64K).
@@ -177,7 +150,8 @@ struct Kernel {
     arch::sm90::setmaxnreg_inc<consumer_registers>();
     int const c = warpgroup - 1, thread = tid % 128;
     int const row0 = ping_pong ? 0 : 64 * c;  // this consumer's first row in the tile
-    float* const region = reinterpret_cast<float*>(smem + staging_offset) + c * Rows * pitch;
+    char* const staging = smem + staging_offset + c * Buffers * buffer_bytes;
+    int chunk = 0;  // epilogue chunks this consumer has staged: the next buffer is chunk % Buffers
     int const first = ping_pong ? c : 0, step = ping_pong ? 2 : 1;  // the block's tiles this consumer takes
     int turns = 0;                                                    // ping-pong: turns waited for
     for (int i = first, work = int(blockIdx.x) + first * grid; work < total; i += step, work += step * grid) {
@@ -222,8 +196,9 @@ struct Kernel {
       TESSERA_UNROLL
       for (int h = 0; h < MHalves; ++h) arch::sm90::wgmma_fence_operands(acc[h]);
       if (thread == 0) arch::mbarrier_arrive(empty((pos0 + k_tiles - 1) % Stages));
-      store(p, acc, t.m * BM + row0, t.n * BN, batch, c, thread, region);
+      store(p, acc, t.m * BM + row0, t.n * BN, batch, c, thread, staging, chunk);
     }
+    if (p.tma_d && thread == 0) arch::sm90::tma_store_wait<0>();  // the buffers stay valid until read
   }
 
   // One operand's k-tile: a K-major operand's box is (BK, Rows) at (k0, mn0); an MN-major one is
@@ -249,26 +224,97 @@ struct Kernel {
     }
   }
 
-  // The epilogue of one consumer, 32 columns (4 groups of 8) per round: value v = 4 j + 2 h + e of
-  // row-half mh sits at row 64 mh + 16 warp + g + 8 h, column 8 j + 2 q + e (arch/sm90/wgmma.hpp).
+  // The epilogue of one consumer: value v = 4 j + 2 h + e of row-half mh sits at row 64 mh +
+  // 16 warp + g + 8 h, column 8 j + 2 q + e (arch/sm90/wgmma.hpp); chunk ch holds values 16 ch ..
+  // 16 ch + 15, as 8 pairs (k = 2 j' + h for its j' = 0..3). Outputs outside D are neither evaluated
+  // (a stage may read an operand of D's extent) nor stored.
+  struct alignas(2 * sizeof(ED)) Pair {
+    ED v[2];
+  };
+
   TESSERA_DEVICE static void store(Params<Cfg> const& p, typename Mma::Reg const (&acc)[MHalves][Mma::regs], int row_base,
-                                   int col_base, int batch, int c, int thread, float* region) {
-    int const warp = thread / 32, g = (thread % 32) / 4, q = thread % 4;
+                                   int col_base, int batch, int c, int thread, char* staging, int& chunk) {
+    int const warp = thread / 32, lane = thread % 32, g = lane / 4, q = lane % 4;
+    bool const interior = row_base + Rows <= p.m && col_base + BN <= p.n;
     TESSERA_UNROLL
-    for (int round = 0; round < BN / 32; ++round) {
-      if (round > 0) arch::sm90::named_barrier_sync(2 + c, 128);  // the previous round is read
+    for (int ch = 0; ch < BN / EpiCols; ++ch, ++chunk) {
+      Pair out[MHalves][8];
       TESSERA_UNROLL
       for (int mh = 0; mh < MHalves; ++mh)
         TESSERA_UNROLL
-        for (int v = 16 * round; v < 16 * round + 16; v += 2) {
-          int const j = v / 4 - 4 * round, h = (v / 2) % 2;
-          *reinterpret_cast<float2*>(region + (64 * mh + 16 * warp + g + 8 * h) * pitch + 8 * j + 2 * q) =
-              float2{float(acc[mh][v]), float(acc[mh][v + 1])};
+        for (int k = 0; k < 8; ++k) {
+          int const v = 16 * ch + 2 * k;
+          int const row = row_base + 64 * mh + 16 * warp + g + 8 * (k % 2), col = col_base + 8 * (v / 4) + 2 * q;
+          TESSERA_UNROLL
+          for (int e = 0; e < 2; ++e) {
+            bool const in = interior || (row < p.m && col + e < p.n);
+            out[mh][k].v[e] = epilogue::convert_output<ED>(in ? p.epilogue(float(acc[mh][v + e]), epilogue::Coord{row, col + e, batch}) : 0.0f);
+          }
         }
-      arch::sm90::named_barrier_sync(2 + c, 128);
-      store_staged<Cfg, Rows, 32, pitch, 128>(p, region, row_base, col_base + 32 * round, batch, thread);
+      if (p.tma_d) {
+        char* const buffer = staging + (chunk % Buffers) * buffer_bytes;
+        stage(out, buffer, warp, lane);
+        arch::sm90::fence_proxy_async_shared();
+        // At most Buffers - 2 stores in flight: the buffer the next chunk writes is read.
+        if (thread == 0) arch::sm90::tma_store_wait_read<Buffers - 2>();
+        arch::sm90::named_barrier_sync(2 + c, 128);
+        if (thread == 0) {
+          arch::sm90::tma_store_3d(&p.map_d, col_base + EpiCols * ch, row_base, batch, arch::smem_address(buffer));
+          arch::sm90::tma_store_commit();
+        }
+      } else {
+        store_direct(p, out, row_base + 16 * warp + g, col_base + EpiCols * ch + 2 * q, batch, interior);
+      }
     }
-    arch::sm90::named_barrier_sync(2 + c, 128);  // the region is read before the next tile's round 0
+  }
+
+  // A chunk into its staging buffer: four 8 x 8 matrices per stmatrix for 16-bit D (lane l gives
+  // row l % 8 of matrix l / 8 = pairs 4 jp + l / 8), one pair per thread otherwise.
+  TESSERA_DEVICE static void stage(Pair const (&out)[MHalves][8], char* buffer, int warp, int lane) {
+    constexpr auto layout = EpiTile::layout();
+    TESSERA_UNROLL
+    for (int mh = 0; mh < MHalves; ++mh) {
+      if constexpr (sizeof(ED) == 2) {
+        TESSERA_UNROLL
+        for (int jp = 0; jp < 2; ++jp) {
+          int const m = lane / 8, row = 64 * mh + 16 * warp + 8 * (m % 2) + lane % 8, col = 8 * (2 * jp + m / 2);
+          std::uint32_t r[4];
+          TESSERA_UNROLL
+          for (int i = 0; i < 4; ++i) __builtin_memcpy(&r[i], &out[mh][4 * jp + i], 4);
+          arch::sm90::stmatrix_x4(arch::smem_address(buffer + int(layout(row, col)) * 2), r[0], r[1], r[2], r[3]);
+        }
+      } else {
+        int const g = lane % 32 / 4, q = lane % 4;
+        TESSERA_UNROLL
+        for (int k = 0; k < 8; ++k) {
+          int const row = 64 * mh + 16 * warp + g + 8 * (k % 2), col = 8 * (k / 2) + 2 * q;
+          *reinterpret_cast<Pair*>(buffer + int(layout(row, col)) * int(sizeof(ED))) = out[mh][k];
+        }
+      }
+    }
+  }
+
+  // A chunk straight to D: pairs as one store where D is row-major and pairs are aligned, else
+  // element by element. (row0, col0): this thread's first output of the chunk.
+  TESSERA_DEVICE static void store_direct(Params<Cfg> const& p, Pair const (&out)[MHalves][8], int row0, int col0, int batch,
+                                          bool interior) {
+    ED* const d = p.d + batch * p.batch_stride_d;
+    bool const pairs = p.d_col_stride == 1 && p.d_row_stride % 2 == 0 && p.batch_stride_d % 2 == 0 &&
+                       reinterpret_cast<std::uintptr_t>(p.d) % sizeof(Pair) == 0;
+    TESSERA_UNROLL
+    for (int mh = 0; mh < MHalves; ++mh)
+      TESSERA_UNROLL
+      for (int k = 0; k < 8; ++k) {
+        int const row = row0 + 64 * mh + 8 * (k % 2), col = col0 + 8 * (k / 2);
+        bool const in0 = interior || (row < p.m && col < p.n), in1 = interior || (row < p.m && col + 1 < p.n);
+        ED* const at = d + row * p.d_row_stride + col * p.d_col_stride;
+        if (pairs && in1) {
+          *reinterpret_cast<Pair*>(at) = out[mh][k];
+        } else {
+          if (in0) at[0] = out[mh][k].v[0];
+          if (in1) at[p.d_col_stride] = out[mh][k].v[1];
+        }
+      }
   }
 };
 

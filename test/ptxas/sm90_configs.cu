@@ -9,9 +9,9 @@ using namespace tessera;
 
 namespace {
 template <class E, int BM, int BN, int WG, int S, class Epi = epilogue::Identity, class Schedule = gemm::Cooperative,
-          class LA = RowMajor, class LB = ColumnMajor>
-using Tn = gemm::Config<arch::Sm90, E, LA, E, LB, E, float, gemm::BlockTile<BM, BN, 64>, gemm::Warpgroups<WG, Schedule>,
-                        gemm::Stages<S>, Epi>;
+          class LA = RowMajor, class LB = ColumnMajor, class Cluster = gemm::ClusterShape<1, 1>>
+using Tn = gemm::Config<arch::Sm90, E, LA, E, LB, E, float, gemm::BlockTile<BM, BN, 64>,
+                        gemm::Warpgroups<WG, Schedule, Cluster>, gemm::Stages<S>, Epi>;
 using BiasGelu = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>, epilogue::GeluTanh>;
 }  // namespace
 
@@ -26,3 +26,7 @@ TESSERA_INSTANTIATE(Tn<bfloat16, 128, 128, 2, 5, epilogue::Identity, gemm::PingP
 TESSERA_INSTANTIATE(Tn<bfloat16, 128, 128, 2, 5, BiasGelu, gemm::PingPong>)
 TESSERA_INSTANTIATE(Tn<bfloat16, 64, 256, 2, 4, epilogue::Identity, gemm::PingPong>)
 TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, ColumnMajor, RowMajor>)  // NT
+TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, RowMajor, ColumnMajor, gemm::ClusterShape<2, 1>>)
+TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4, BiasGelu, gemm::Cooperative, RowMajor, ColumnMajor, gemm::ClusterShape<2, 1>>)
+TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, RowMajor, ColumnMajor, gemm::ClusterShape<1, 2>>)
+TESSERA_INSTANTIATE(Tn<bfloat16, 64, 256, 2, 4, epilogue::Identity, gemm::PingPong, RowMajor, ColumnMajor, gemm::ClusterShape<2, 1>>)

@@ -45,11 +45,20 @@ struct Warps {
 struct Cooperative {};
 struct PingPong {};
 
-// Consumer warpgroups of the sm90 kernel, and their schedule.
-template <int Consumers, class Schedule = Cooperative>
+// Blocks of a cluster of the sm90 kernel: M x N neighbouring output tiles whose blocks run
+// together and share operand loads: with M = 2 the two blocks of a column of tiles load half of
+// their common B tile each and multicast it to both (N = 2: the same for A along a row).
+template <int M, int N>
+struct ClusterShape {
+  static constexpr int m = M, n = N;
+};
+
+// Consumer warpgroups of the sm90 kernel, their schedule, and the cluster shape.
+template <int Consumers, class Schedule = Cooperative, class Cluster = ClusterShape<1, 1>>
 struct Warpgroups {
   static constexpr int consumers = Consumers;
   using schedule = Schedule;
+  using cluster = Cluster;
 };
 template <int S>
 struct Stages {
@@ -84,11 +93,13 @@ template <class W>
 struct WarpPolicy {
   static constexpr int m = W::m, n = W::n, consumers = 0, threads = 32 * m * n;
   static constexpr bool ping_pong = false;
+  static constexpr int cluster_m = 1, cluster_n = 1;
 };
-template <int C, class S>
-struct WarpPolicy<Warpgroups<C, S>> {
+template <int C, class S, class Cl>
+struct WarpPolicy<Warpgroups<C, S, Cl>> {
   static constexpr int m = C, n = 1, consumers = C, threads = 128 * (C + 1);
   static constexpr bool ping_pong = std::is_same_v<S, PingPong>;
+  static constexpr int cluster_m = Cl::m, cluster_n = Cl::n;
 };
 
 template <class A, class B, class Acc>
@@ -116,6 +127,7 @@ enum class ConfigError {
   kWarpgroupsTileK,
   kWarpgroupsStages,
   kPingPongTile,
+  kCluster,
 };
 
 template <class Arch_, class ElementA_, class LayoutA_, class ElementB_, class LayoutB_, class ElementD_,
@@ -136,6 +148,7 @@ struct Config {
   static constexpr bool warp_specialized = detail::WarpPolicy<Warps_>::consumers > 0;
   static constexpr int consumer_warpgroups = detail::WarpPolicy<Warps_>::consumers;
   static constexpr bool ping_pong = detail::WarpPolicy<Warps_>::ping_pong;
+  static constexpr int cluster_m = detail::WarpPolicy<Warps_>::cluster_m, cluster_n = detail::WarpPolicy<Warps_>::cluster_n;
   static constexpr int warps_m = detail::WarpPolicy<Warps_>::m, warps_n = detail::WarpPolicy<Warps_>::n;
   static constexpr int threads = detail::WarpPolicy<Warps_>::threads;
   static constexpr int stages = Stages_::value;
@@ -184,6 +197,11 @@ struct Config {
       if (BN < 32 || BN > 256 || BN % 32 != 0) return ConfigError::kWarpgroupsTileN;
       if (BK * int(sizeof(ElementA)) != 128) return ConfigError::kWarpgroupsTileK;
       if (stages < 2 || stages > 8) return ConfigError::kWarpgroupsStages;
+      // A cluster of two splits the shared operand's tile in halves: whole 64-row blocks where it
+      // is MN-major.
+      if (cluster_m < 1 || cluster_n < 1 || cluster_m * cluster_n > 2) return ConfigError::kCluster;
+      if (cluster_m == 2 && !b_k_major && BN % 128 != 0) return ConfigError::kCluster;
+      if (cluster_n == 2 && !a_k_major && BM % 128 != 0) return ConfigError::kCluster;
       if (smem_bytes > Arch::max_smem_per_block) return ConfigError::kSharedMemory;
       return ConfigError::kNone;
     } else if constexpr (std::is_void_v<MmaOp>) {
@@ -250,6 +268,11 @@ struct Config {
   static_assert(error != ConfigError::kPingPongTile,
                 "gemm::Config: ping-pong takes Warpgroups<2, PingPong>, each consumer holding a whole BlockTile of at "
                 "most 128 x 128 accumulators (M = 64 or 128, N a multiple of 32); use BlockTile<128, 128, 64>");
+  static_assert(error != ConfigError::kCluster,
+                "gemm::Config: the sm90 kernel takes clusters of 1 x 1, 2 x 1 or 1 x 2 blocks, and a cluster of two "
+                "multicasts halves of the shared operand's tile (whole 64-row blocks of an MN-major one); use "
+                "ClusterShape<2, 1> or <1, 2>, with BlockTile N (2 x 1, row-major B) or M (1 x 2, column-major A) of 128 "
+                "or 256");
   static_assert(error != ConfigError::kWarpgroupsStages, "gemm::Config: the sm90 kernel takes 2 to 8 Stages; use Stages<4>");
   static_assert(error != ConfigError::kSharedMemory,
                 "gemm::Config: the pipeline needs more shared memory than a block may have; use fewer Stages or a "

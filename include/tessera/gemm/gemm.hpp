@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <string>
 
+#include "tessera/arch/sm90/cluster.hpp"
 #include "tessera/arch/sm90/tensor_map.hpp"
 #include "tessera/core/matrix_layout.hpp"
 #include "tessera/core/status.hpp"
@@ -237,8 +238,9 @@ class Gemm {
     static_assert(sm90::Kernel<Cfg>::smem_bytes == Cfg::smem_bytes, "gemm::sm90: shared-memory accounting differs from the Config's");
     sm90::Params<Cfg> p{};
     // 3-D maps (contiguous extent, the other one, batch); with one batch entry the batch stride is
-    // unused but must be valid. K-major boxes are BK x rows; MN-major boxes are 64 x BK (one
-    // 128-byte swizzle span of MN; the kernel loads rows / 64 of them).
+    // unused but must be valid. K-major boxes are BK x rows (a half of the tile's rows where a
+    // cluster of two shares the tile); MN-major boxes are 64 x BK (one 128-byte swizzle span of MN;
+    // the kernel loads rows / 64 of them).
     auto const stride = [&](std::int64_t s, std::int64_t ld, std::int64_t outer) { return args.batch_count > 1 ? s : ld * outer; };
     auto const map = [&](arch::sm90::TmaDescriptor& out, auto const* base, bool k_major, std::int64_t mn, std::int64_t ld,
                          std::int64_t batch_stride, int rows) {
@@ -248,8 +250,8 @@ class Gemm {
                                             std::uint32_t(k_major ? Cfg::BK : 64), std::uint32_t(k_major ? rows : Cfg::BK),
                                             arch::sm90::TmaSwizzle::k128B);
     };
-    TESSERA_RETURN_IF_ERROR(map(p.map_a, args.a, Cfg::a_k_major, args.m, args.lda, args.batch_stride_a, Cfg::BM));
-    TESSERA_RETURN_IF_ERROR(map(p.map_b, args.b, Cfg::b_k_major, args.n, args.ldb, args.batch_stride_b, Cfg::BN));
+    TESSERA_RETURN_IF_ERROR(map(p.map_a, args.a, Cfg::a_k_major, args.m, args.lda, args.batch_stride_a, Cfg::BM / Cfg::cluster_n));
+    TESSERA_RETURN_IF_ERROR(map(p.map_b, args.b, Cfg::b_k_major, args.n, args.ldb, args.batch_stride_b, Cfg::BN / Cfg::cluster_m));
     fill_common(p, args);
     // D through TMA where it is row-major with 16-byte aligned rows and N a whole number of 16-byte
     // chunks (TMA stores whole chunks: it would write past N into the padding); else the threads
@@ -268,15 +270,25 @@ class Gemm {
     }
     auto kernel = sm90::gemm_kernel<Cfg>;
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
-    // Persistent: a block per multiprocessor at most (one fits: the stages fill shared memory).
-    unsigned blocks = unsigned(p.tiles_m * p.tiles_n * args.batch_count);
-    int device = 0, sms = 0;
-    if (err == cudaSuccess) err = cudaGetDevice(&device);
-    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    blocks = std::min(blocks, unsigned(sms));
+    // Persistent: as many clusters as fit at once (a block per multiprocessor at most: the stages
+    // fill shared memory), but no more than there are cluster tiles.
+    constexpr int cluster = Cfg::cluster_m * Cfg::cluster_n;
+    std::int64_t const work = std::int64_t(tiles(p.tiles_m, Cfg::cluster_m)) * tiles(p.tiles_n, Cfg::cluster_n) * args.batch_count;
+    int resident = 0;
+    if (cluster > 1) {
+      if (err == cudaSuccess) err = arch::sm90::max_active_clusters(resident, kernel, dim3(Cfg::threads), Cfg::smem_bytes, cluster);
+    } else {
+      int device = 0;
+      if (err == cudaSuccess) err = cudaGetDevice(&device);
+      if (err == cudaSuccess) err = cudaDeviceGetAttribute(&resident, cudaDevAttrMultiProcessorCount, device);
+    }
+    if (err == cudaSuccess && resident < 1)
+      return Status::not_supported("no cluster of " + std::to_string(cluster) + " blocks of this Config fits on the device; "
+                                   "use ClusterShape<1, 1>");
+    unsigned const blocks = unsigned(std::min<std::int64_t>(work, resident) * cluster);
     if (err == cudaSuccess) {
-      kernel<<<blocks, Cfg::threads, Cfg::smem_bytes, stream>>>(p);
-      err = cudaGetLastError();
+      err = arch::sm90::launch_with_cluster(kernel, dim3(blocks), dim3(Cfg::threads), Cfg::smem_bytes, stream, cluster, p);
+      if (err == cudaSuccess) err = cudaGetLastError();
     }
     if (err != cudaSuccess) return Status::device_error(std::string("kernel launch failed: ") + cudaGetErrorString(err));
     return Status::success();

@@ -6,9 +6,12 @@
 namespace tessera::test::sm90 {
 
 template <class E, int BM, int BN, int WG, int S, class Epi = AllStages, class Schedule = gemm::Cooperative,
-          class LA = RowMajor, class LB = ColumnMajor>
+          class LA = RowMajor, class LB = ColumnMajor, class Cluster = gemm::ClusterShape<1, 1>>
 using Sm90Cfg = gemm::Config<arch::Sm90, E, LA, E, LB, E, float, gemm::BlockTile<BM, BN, 64>,
-                             gemm::Warpgroups<WG, Schedule>, gemm::Stages<S>, Epi>;
+                             gemm::Warpgroups<WG, Schedule, Cluster>, gemm::Stages<S>, Epi>;
+// Cooperative with a cluster of CM x CN blocks.
+template <class E, int BM, int BN, int S, int CM, int CN, class Epi = AllStages, class LA = RowMajor, class LB = ColumnMajor>
+using ClusterCfg = Sm90Cfg<E, BM, BN, 2, S, Epi, gemm::Cooperative, LA, LB, gemm::ClusterShape<CM, CN>>;
 template <class E, int BM, int BN, int S, class Epi = AllStages>
 using PingPongCfg = Sm90Cfg<E, BM, BN, 2, S, Epi, gemm::PingPong>;
 

@@ -1,9 +1,9 @@
 // The sm90 GEMM (TMA + wgmma, warp-specialized): bf16 and f16 with K-major operands (TN) on the
-// standard odd shapes, batched, with every epilogue stage, row- and column-major D (stored with TMA
-// or, where its rows are not 16-byte aligned, by the threads), float and int8 D; cooperative
-// (64- and 128-row tiles, 128 and 256 columns) and ping-pong schedules. Operands TMA cannot read
-// (misaligned, rows not 16 bytes apart) and unsupported split-K are refused with a message, and
-// nothing is written. The other layouts: test_gemm_sm90_layouts.cu.
+// standard odd shapes, batched, with every epilogue stage, row- and column-major D (stored with
+// TMA or, where its rows are not 16-byte aligned, by the threads), float and int8 D; cooperative
+// (64- and 128-row tiles, 128 and 256 columns) and ping-pong schedules; clusters of 2 x 1 and
+// 1 x 2. Operands TMA cannot read (misaligned, rows not 16 bytes apart) and unsupported split-K
+// are refused with a message, and nothing is written. The other layouts: test_gemm_sm90_layouts.cu.
 #include "sm90_check.hpp"
 
 using namespace tessera;
@@ -20,6 +20,19 @@ TEST_CASE("sm90 GEMM bf16 TN on odd shapes, every epilogue stage", "[gpu][gemm][
   }
   SECTION("64 x 128 tiles, 1 consumer warpgroup, 2 stages") {
     for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<Sm90Cfg<bfloat16, 64, 128, 1, 2, epilogue::Identity>>::run(cs);
+  }
+}
+
+// Clusters of two blocks sharing B (2 x 1) or A (1 x 2) by multicast; odd tile counts leave a
+// block of the last cluster without a tile of its own.
+TEST_CASE("sm90 GEMM bf16 TN in clusters of two", "[gpu][gemm][sm90][bf16][cluster]") {
+  SECTION("2 x 1, 128 x 128 tiles, every epilogue stage") { all_shapes<ClusterCfg<bfloat16, 128, 128, 4, 2, 1>>(); }
+  SECTION("1 x 2, 128 x 256 tiles") {
+    for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<ClusterCfg<bfloat16, 128, 256, 4, 1, 2, epilogue::Identity>>::run(cs);
+  }
+  SECTION("2 x 1, ping-pong 64 x 256 tiles") {
+    using Cfg = Sm90Cfg<bfloat16, 64, 256, 2, 4, epilogue::Identity, gemm::PingPong, RowMajor, ColumnMajor, gemm::ClusterShape<2, 1>>;
+    for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<Cfg>::run(cs);
   }
 }
 

@@ -1,6 +1,7 @@
 // The sm90 GEMM with MN-major operands (column-major A, row-major B: TMA boxes of 64 x BK per
 // 64-row block, transposed wgmma descriptors): bf16 NT, NN and TT on the standard odd shapes,
-// cooperative and ping-pong, every epilogue stage on one configuration per layout.
+// cooperative and ping-pong, every epilogue stage on one configuration per layout; a cluster of
+// two multicasting the MN-major operand (B in NT and TT, A in NN) in 64-row blocks.
 #include "sm90_check.hpp"
 
 using namespace tessera;
@@ -9,20 +10,23 @@ using tessera::test::AllStages;
 
 namespace {
 // MN-major operands (column-major A, row-major B): TMA boxes of 64 x BK per 64-row block.
-template <class LA, class LB>
+// Cluster: a cluster of two sharing the MN-major operand's tile in 64-row blocks.
+template <class LA, class LB, class Cluster>
 void layout_suite() {
   all_shapes<Sm90Cfg<bfloat16, 128, 128, 2, 4, AllStages, gemm::Cooperative, LA, LB>>();
   for (auto const& cs : sm90_cases())
     tessera::test::GemmCheck<Sm90Cfg<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, LA, LB>>::run(cs);
   for (auto const& cs : sm90_cases())
     tessera::test::GemmCheck<Sm90Cfg<bfloat16, 128, 128, 2, 5, epilogue::Identity, gemm::PingPong, LA, LB>>::run(cs);
+  for (auto const& cs : sm90_cases())
+    tessera::test::GemmCheck<Sm90Cfg<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, LA, LB, Cluster>>::run(cs);
 }
 
 }  // namespace
 
 TEST_CASE("sm90 GEMM bf16 NT, NN, TT on odd shapes", "[gpu][gemm][sm90][bf16][layouts]") {
-  SECTION("NT (A column-major, B row-major)") { layout_suite<ColumnMajor, RowMajor>(); }
-  SECTION("NN (A column-major, B column-major)") { layout_suite<ColumnMajor, ColumnMajor>(); }
-  SECTION("TT (A row-major, B row-major)") { layout_suite<RowMajor, RowMajor>(); }
+  SECTION("NT (A column-major, B row-major)") { layout_suite<ColumnMajor, RowMajor, gemm::ClusterShape<2, 1>>(); }
+  SECTION("NN (A column-major, B column-major)") { layout_suite<ColumnMajor, ColumnMajor, gemm::ClusterShape<1, 2>>(); }
+  SECTION("TT (A row-major, B row-major)") { layout_suite<RowMajor, RowMajor, gemm::ClusterShape<2, 1>>(); }
 }
 

@@ -69,6 +69,15 @@ TESSERA_DEVICE inline void tma_load_2d_multicast(std::uint32_t dst, TmaDescripto
       : "memory");
 }
 
+TESSERA_DEVICE inline void tma_load_3d_multicast(std::uint32_t dst, TmaDescriptor const* map, int c0, int c1, int c2,
+                                                 std::uint32_t bar, std::uint16_t cta_mask) {
+  TESSERA_TMA_BODY(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3, %4}], "
+      "[%5], %6;\n" ::"r"(dst),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(cta_mask)
+      : "memory");
+}
+
 // Box from shared memory at `src` to (c0, c1); elements outside the tensor are not written.
 TESSERA_DEVICE inline void tma_store_2d(TmaDescriptor const* map, int c0, int c1, std::uint32_t src) {
   TESSERA_TMA_BODY("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(map), "r"(c0), "r"(c1),

@@ -2,6 +2,12 @@
 // persistent: blocks (one per multiprocessor) walk the output tiles blockIdx.x, blockIdx.x +
 // gridDim.x, ... in the grouped raster's order.
 //
+// Clusters (Warpgroups<C, Schedule, ClusterShape<M, N>>): the grid's clusters walk cluster tiles
+// of M x N output tiles instead, a block taking the tile of its rank. The blocks of a cluster
+// column need the same B tile: each loads 1 / M of its rows and multicasts them to all M (A the
+// same along a cluster row), so the stage is full when every part has landed, and it is free
+// when the consumers of every block that received it have released it (remote arrivals).
+//
 // Warpgroup 0 is the producer: one thread walks the block's tiles and their k-tiles, and for each
 // waits for a free stage of one ring (its `empty` barrier), announces the stage's bytes on its
 // `full` barrier and issues the TMA copies of A's BM x BK and B's BN x BK boxes into it; the
@@ -36,6 +42,7 @@
 #include <type_traits>
 
 #include "tessera/arch/sm80/ldmatrix.hpp"  // smem_address
+#include "tessera/arch/sm90/cluster.hpp"
 #include "tessera/arch/sm90/mbarrier.hpp"
 #include "tessera/arch/sm90/stmatrix.hpp"
 #include "tessera/arch/sm90/tma.hpp"
@@ -72,6 +79,10 @@ struct Kernel {
   // Rows of the tile each consumer computes: all of them (ping-pong) or 64.
   static constexpr int Rows = ping_pong ? BM : 64, MHalves = Rows / 64;
   static_assert(ping_pong ? Consumers == 2 : BM == 64 * Consumers, "gemm::sm90: the consumers must cover the tile's rows");
+  // Clusters of ClusterM x ClusterN blocks on neighbouring tiles: the ClusterN blocks of a row of
+  // tiles share A's tile and the ClusterM blocks of a column share B's; each loads its part of a
+  // shared tile and multicasts it to the blocks that share it.
+  static constexpr int ClusterM = Cfg::cluster_m, ClusterN = Cfg::cluster_n, ClusterSize = ClusterM * ClusterN;
   static constexpr arch::sm90::Major major_a = Cfg::a_k_major ? arch::sm90::Major::K : arch::sm90::Major::MN;
   static constexpr arch::sm90::Major major_b = Cfg::b_k_major ? arch::sm90::Major::K : arch::sm90::Major::MN;
   using Mma = arch::sm90::Wgmma<BN, EA, EB, typename Cfg::ElementAccumulator, major_a, major_b>;
@@ -108,12 +119,16 @@ struct Kernel {
     auto full = [&](int s) { return arch::smem_address(bars + s); };
     auto empty = [&](int s) { return arch::smem_address(bars + Stages + s); };
     auto turn = [&](int c) { return arch::smem_address(bars + 2 * Stages + c); };
+    int const rank = ClusterSize > 1 ? arch::sm90::cluster_ctarank() : 0;
+    int const rank_m = rank % ClusterM, rank_n = rank / ClusterM;  // this block's tile in its cluster's
     if (tid == 0) {
       arch::sm90::tma_prefetch_descriptor(&p.map_a);
       arch::sm90::tma_prefetch_descriptor(&p.map_b);
       for (int s = 0; s < Stages; ++s) {
-        arch::mbarrier_init(full(s), 1);                           // the producer's arrival (+ the bytes)
-        arch::mbarrier_init(empty(s), ping_pong ? 1 : Consumers);  // the consumers of that k-tile
+        arch::mbarrier_init(full(s), 1);  // the producer's arrival (+ the bytes, from every loader)
+        // The consumers of that k-tile in every block of the cluster (each block's loads write the
+        // stage in all the blocks that share them).
+        arch::mbarrier_init(empty(s), (ping_pong ? 1 : Consumers) * ClusterSize);
       }
       if constexpr (ping_pong) {
         arch::mbarrier_init(turn(0), 1);
@@ -121,40 +136,83 @@ struct Kernel {
       }
       arch::fence_mbarrier_init();
     }
-    __syncthreads();
+    if constexpr (ClusterSize > 1) arch::sm90::cluster_sync();  // the cluster's barriers are initialized
+    else __syncthreads();
 
-    int const tiles = p.tiles_m * p.tiles_n, total = tiles * p.batch_count;
+    // The work: cluster tiles of ClusterM x ClusterN tiles in the grouped raster's order, walked by
+    // the grid's clusters (grid = one cluster's blocks for a whole cluster tile). A block whose tile
+    // lies past the tile grid (odd tile counts) computes zeros and stores nothing, but loads its
+    // part of the shared operand for its partner.
+    int const ctiles_m = (p.tiles_m + ClusterM - 1) / ClusterM, ctiles_n = (p.tiles_n + ClusterN - 1) / ClusterN;
+    int const tiles = ctiles_m * ctiles_n, total = tiles * p.batch_count;
     int const k_tiles = (p.k + BK - 1) / BK;
-    int const grid = int(gridDim.x);
-    auto coord = [&](int work) { return raster(work % tiles, p.tiles_m, p.tiles_n, p.raster_group); };
+    int const grid = int(gridDim.x) / ClusterSize, cluster = int(blockIdx.x) / ClusterSize;
+    auto coord = [&](int work) {
+      TileCoord const t = raster(work % tiles, ctiles_m, ctiles_n, p.raster_group);
+      return TileCoord{t.m * ClusterM + rank_m, t.n * ClusterN + rank_n};
+    };
 
     if (warpgroup == 0) {
       arch::sm90::setmaxnreg_dec<producer_registers>();
-      if (tid == 0) {
-        int pos = 0;  // position in the ring over all of this block's k-tiles
-        for (int work = int(blockIdx.x); work < total; work += grid) {
-          TileCoord const t = coord(work);
-          int const batch = work / tiles;
-          for (int kt = 0; kt < k_tiles; ++kt, ++pos) {
-            int const s = pos % Stages;
-            if (pos >= Stages) arch::mbarrier_wait(empty(s), ((pos / Stages) - 1) & 1);
-            arch::mbarrier_arrive_expect_tx(full(s), stage_bytes);
-            char* const stage = smem + s * stage_bytes;
-            load<Cfg::a_k_major, BM>(stage, &p.map_a, kt * BK, t.m * BM, batch, full(s));
-            load<Cfg::b_k_major, BN>(stage + bytes_a, &p.map_b, kt * BK, t.n * BN, batch, full(s));
-          }
+      produce(p, smem, tid, cluster, grid, total, k_tiles, rank_m, rank_n, full, empty, coord);
+    } else {
+      arch::sm90::setmaxnreg_inc<consumer_registers>();
+      consume(p, smem, tid, cluster, grid, total, k_tiles, full, empty, turn, coord);
+    }
+    // No block of a cluster leaves while another may still write its shared memory or barriers.
+    if constexpr (ClusterSize > 1) {
+      __syncwarp();
+      arch::sm90::cluster_sync();
+    }
+  }
+
+  // The producer: thread 0 walks the block's tiles and their k-tiles over the ring of stages.
+  template <class Full, class Empty, class Coord>
+  TESSERA_DEVICE static void produce(Params<Cfg> const& p, char* smem, int tid, int cluster, int grid, int total, int k_tiles,
+                                     int rank_m, int rank_n, Full full, Empty empty, Coord coord) {
+    int const tiles = total / p.batch_count;
+    // The blocks sharing A's tile (this cluster row) and B's (this cluster column).
+    std::uint16_t a_mask = 0, b_mask = 0;
+    for (int j = 0; j < ClusterN; ++j) a_mask |= std::uint16_t(1u << (rank_m + ClusterM * j));
+    for (int i = 0; i < ClusterM; ++i) b_mask |= std::uint16_t(1u << (ClusterM * rank_n + i));
+    if (tid == 0) {
+      int pos = 0;  // position in the ring over all of this block's k-tiles
+      for (int work = cluster; work < total; work += grid) {
+        TileCoord const t = coord(work);
+        int const batch = work / tiles;
+        for (int kt = 0; kt < k_tiles; ++kt, ++pos) {
+          int const s = pos % Stages;
+          if (pos >= Stages) arch::mbarrier_wait(empty(s), ((pos / Stages) - 1) & 1);
+          arch::mbarrier_arrive_expect_tx(full(s), stage_bytes);
+          char* const stage = smem + s * stage_bytes;
+          load<Cfg::a_k_major, BM, ClusterN>(stage, &p.map_a, kt * BK, t.m * BM, batch, full(s), rank_n, a_mask);
+          load<Cfg::b_k_major, BN, ClusterM>(stage + bytes_a, &p.map_b, kt * BK, t.n * BN, batch, full(s), rank_m, b_mask);
         }
       }
-      return;
     }
-    arch::sm90::setmaxnreg_inc<consumer_registers>();
-    int const c = warpgroup - 1, thread = tid % 128;
+  }
+
+  // The consumers (see the top of the file).
+  template <class Full, class Empty, class Turn, class Coord>
+  TESSERA_DEVICE static void consume(Params<Cfg> const& p, char* smem, int tid, int cluster, int grid, int total, int k_tiles,
+                                     Full full, Empty empty, Turn turn, Coord coord) {
+    int const tiles = total / p.batch_count;
+    int const c = tid / 128 - 1, thread = tid % 128;
+    // Frees stage s in every block of the cluster (all of them write it).
+    auto release = [&](int s) {
+      if constexpr (ClusterSize == 1) {
+        arch::mbarrier_arrive(empty(s));
+      } else {
+        TESSERA_UNROLL
+        for (int r = 0; r < ClusterSize; ++r) arch::mbarrier_arrive_cluster(empty(s), std::uint32_t(r));
+      }
+    };
     int const row0 = ping_pong ? 0 : 64 * c;  // this consumer's first row in the tile
     char* const staging = smem + staging_offset + c * Buffers * buffer_bytes;
     int chunk = 0;  // epilogue chunks this consumer has staged: the next buffer is chunk % Buffers
     int const first = ping_pong ? c : 0, step = ping_pong ? 2 : 1;  // the block's tiles this consumer takes
     int turns = 0;                                                    // ping-pong: turns waited for
-    for (int i = first, work = int(blockIdx.x) + first * grid; work < total; i += step, work += step * grid) {
+    for (int i = first, work = cluster + first * grid; work < total; i += step, work += step * grid) {
       TileCoord const t = coord(work);
       int const batch = work / tiles;
       if constexpr (ping_pong) {
@@ -186,7 +244,7 @@ struct Kernel {
         arch::sm90::wgmma_wait_group<1>();  // k-tile kt - 1's wgmma are done: its stage is free
         TESSERA_UNROLL
         for (int h = 0; h < MHalves; ++h) arch::sm90::wgmma_fence_operands(acc[h]);
-        if (kt > 0 && thread == 0) arch::mbarrier_arrive(empty((pos - 1) % Stages));
+        if (kt > 0 && thread == 0) release((pos - 1) % Stages);
       }
       // Ping-pong: the whole mainloop is issued, the other consumer may queue its own behind it.
       if constexpr (ping_pong) {
@@ -195,22 +253,30 @@ struct Kernel {
       arch::sm90::wgmma_wait_group<0>();
       TESSERA_UNROLL
       for (int h = 0; h < MHalves; ++h) arch::sm90::wgmma_fence_operands(acc[h]);
-      if (thread == 0) arch::mbarrier_arrive(empty((pos0 + k_tiles - 1) % Stages));
+      if (thread == 0) release((pos0 + k_tiles - 1) % Stages);
       store(p, acc, t.m * BM + row0, t.n * BN, batch, c, thread, staging, chunk);
     }
     if (p.tma_d && thread == 0) arch::sm90::tma_store_wait<0>();  // the buffers stay valid until read
   }
 
-  // One operand's k-tile: a K-major operand's box is (BK, Rows) at (k0, mn0); an MN-major one is
-  // Rows / 64 boxes of (64, BK) at (mn0 + 64 j, k0), each filling one 64-row block.
-  template <bool KMajor, int Rows>
-  TESSERA_DEVICE static void load(char* dst, arch::sm90::TmaDescriptor const* map, int k0, int mn0, int batch, std::uint32_t bar) {
+  // Part `part` of `Parts` of one operand's k-tile, multicast to the blocks in `mask` when shared:
+  // a K-major operand's part is a box of (BK, Rows / Parts) rows of 128 bytes at (k0, its first
+  // row); an MN-major one is boxes of (64, BK) at (its 64-row block, k0), each filling a block
+  // of 64 x 128 bytes.
+  template <bool KMajor, int Rows, int Parts>
+  TESSERA_DEVICE static void load(char* dst, arch::sm90::TmaDescriptor const* map, int k0, int mn0, int batch, std::uint32_t bar,
+                                  int part, std::uint16_t mask) {
+    constexpr int part_rows = Rows / Parts;
+    auto const copy = [&](char* to, int c0, int c1) {
+      if constexpr (Parts == 1) arch::sm90::tma_load_3d(arch::smem_address(to), map, c0, c1, batch, bar);
+      else arch::sm90::tma_load_3d_multicast(arch::smem_address(to), map, c0, c1, batch, bar, mask);
+    };
     if constexpr (KMajor) {
-      arch::sm90::tma_load_3d(arch::smem_address(dst), map, k0, mn0, batch, bar);
+      copy(dst + part * part_rows * 128, k0, mn0 + part * part_rows);
     } else {
+      static_assert(part_rows % 64 == 0, "gemm::sm90: an MN-major operand is shared in whole 64-row blocks");
       TESSERA_UNROLL
-      for (int j = 0; j < Rows / 64; ++j)
-        arch::sm90::tma_load_3d(arch::smem_address(dst + j * 64 * BK * 2), map, mn0 + 64 * j, k0, batch, bar);  // 16-bit
+      for (int j = part * part_rows / 64; j < (part + 1) * part_rows / 64; ++j) copy(dst + j * 64 * 128, mn0 + 64 * j, k0);
     }
   }
 

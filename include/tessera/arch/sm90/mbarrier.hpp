@@ -55,11 +55,14 @@ TESSERA_DEVICE inline void mbarrier_wait(std::uint32_t bar, std::uint32_t parity
   }
 }
 
-// One arrival on the barrier at the same shared address in block `cta` of the cluster.
+// One arrival on the barrier at the same shared address in block `cta` of the cluster, with the
+// default (CTA-scope release) semantics: enough to say "done reading" after wgmma_wait_group. A
+// .release.cluster arrival would order this thread's memory accesses at cluster scope first, which
+// the H100 does with MEMBAR.ALL.GPU before every arrival: in the GEMM's mainloop that halved the speed.
 TESSERA_DEVICE inline void mbarrier_arrive_cluster(std::uint32_t bar, std::uint32_t cta) {
   TESSERA_MBARRIER90_BODY(
       "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
-      " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
       "r"(cta)
       : "memory");
 }

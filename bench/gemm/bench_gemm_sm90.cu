@@ -4,6 +4,11 @@
 // Floors on an H100 SXM (dense, datasheet): bf16/f16 ~990 TFLOP/s; 4096^3 is 137 GFLOP
 // (0.14 ms) and moves at least 100 MB (0.03 ms at 3.35 TB/s): compute-bound. 8192 x 8192 x 1024
 // is 137 GFLOP over 160 MB; 4096 x 14336 x 4096 and 4096 x 4096 x 14336 are 481 GFLOP each.
+//
+// Decode shapes (M = 1 to 128) are bound by reading B: N x K bf16 is 34 MB for 4096^2 (10 us at
+// 3.35 TB/s) and 117 MB for 4096 x 14336 (35 us); they report GB/s, next to a device-to-device
+// copy of B's bytes (gemm90_copy: bytes read + written per second) measured in the same binary.
+// GEMM + bias + GELU fused in our epilogue runs against cuBLASLt's fused GELU_BIAS epilogue.
 #include "gemm_bench.hpp"
 
 using namespace tessera;
@@ -23,6 +28,31 @@ using Bf16PingPong64 = Sm90Tn<bfloat16, 64, 256, 2, 4, gemm::PingPong>;
 using Bf16Cluster21 = Sm90Tn<bfloat16, 128, 256, 2, 4, gemm::Cooperative, 2, 1>;
 using Bf16Cluster12 = Sm90Tn<bfloat16, 128, 256, 2, 4, gemm::Cooperative, 1, 2>;
 using Bf16PingPong64Cluster = Sm90Tn<bfloat16, 64, 256, 2, 4, gemm::PingPong, 2, 1>;
+using Bf16Decode = Sm90Tn<bfloat16, 64, 128, 1, 8>;  // one consumer: 64-row tiles for M <= 64
+using Bf16BiasGelu = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float,
+                                  gemm::BlockTile<128, 256, 64>, gemm::Warpgroups<2>, gemm::Stages<4>, BiasGelu>;
+
+// M in {1, 16, 64, 128} with N, K in {4096, 14336}.
+void decode_shapes(benchmark::internal::Benchmark* b) {
+  for (int m : {1, 16, 64, 128})
+    for (int n : {4096, 14336})
+      for (int k : {4096, 14336}) b->Args({m, n, k});
+  b->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.1)->Repetitions(5)->ReportAggregatesOnly(true);
+  b->ArgNames({"m", "n", "k"});
+}
+
+// A device-to-device copy of N x K bf16 (B's bytes): the bandwidth decode shapes can hope for.
+void BM_copy(benchmark::State& state) {
+  std::size_t const bytes = std::size_t(state.range(1)) * std::size_t(state.range(2)) * sizeof(bfloat16);
+  void *src = nullptr, *dst = nullptr;
+  TESSERA_BENCH_CUDA(cudaMalloc(&src, bytes));
+  TESSERA_BENCH_CUDA(cudaMalloc(&dst, bytes));
+  TESSERA_BENCH_CUDA(cudaMemset(src, 1, bytes));
+  bench::run_timed(state, [&] { TESSERA_BENCH_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); });
+  state.counters["GB/s"] = benchmark::Counter(2.0 * double(bytes) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  cudaFree(src);
+  cudaFree(dst);
+}
 
 void sm90_shapes(benchmark::internal::Benchmark* b) {
   b->Args({4096, 4096, 4096})->Args({8192, 8192, 8192})->Args({4096, 14336, 4096})->Args({4096, 4096, 14336});
@@ -44,5 +74,16 @@ BENCHMARK(BM_tessera<Bf16Cluster12>)->Name("gemm90_bf16_tn/tessera_cluster1x2")-
 BENCHMARK(BM_tessera<Bf16PingPong64Cluster>)->Name("gemm90_bf16_tn/tessera_pingpong_64x256_s4_cluster2x1")->Apply(sm90_shapes);
 BENCHMARK(BM_tessera<F16>)->Name("gemm90_f16_tn/tessera")->Apply(sm90_shapes);
 BENCHMARK(BM_cublas<tessera::half, tessera::half, float>)->Name("gemm90_f16_tn/cublas")->Apply(sm90_shapes);
+
+
+BENCHMARK(BM_tessera<Bf16>)->Name("gemm90_bf16_decode/tessera")->Apply(decode_shapes);
+BENCHMARK(BM_cublas<bfloat16, bfloat16, float>)->Name("gemm90_bf16_decode/cublas")->Apply(decode_shapes);
+BENCHMARK(BM_tessera<Bf16Decode>)->Name("gemm90_bf16_decode/tessera_64x128_s8")->Apply(decode_shapes);
+BENCHMARK(BM_copy)->Name("gemm90_copy/b_bytes")->Args({1, 4096, 4096})->Args({1, 4096, 14336})->Args({1, 14336, 14336})
+    ->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.1)->Repetitions(5)->ReportAggregatesOnly(true)
+    ->ArgNames({"m", "n", "k"});
+BENCHMARK(BM_tessera<Bf16>)->Name("gemm90_bf16_bias_gelu/tessera_plain")->Apply(square_shapes);
+BENCHMARK(BM_tessera_bias_gelu<Bf16BiasGelu>)->Name("gemm90_bf16_bias_gelu/tessera")->Apply(square_shapes);
+BENCHMARK(BM_cublaslt_gelu_bias<bfloat16, bfloat16>)->Name("gemm90_bf16_bias_gelu/cublaslt")->Apply(square_shapes);
 
 TESSERA_BENCH_MAIN()

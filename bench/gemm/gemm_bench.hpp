@@ -1,8 +1,10 @@
-// What the GEMM benches share: cuBLAS in the same binary, device operands filled once per shape,
-// the call of a Tessera GEMM with its workspace, the FLOP counter and the shape lists.
+// What the GEMM benches share: cuBLAS and cuBLASLt (with its fused GELU_BIAS epilogue) in the same
+// binary, device operands filled once per shape, the call of a Tessera GEMM with its workspace,
+// the FLOP and byte counters and the shape lists.
 // Included by one bench translation unit each (bench_gemm_sm80.cu, bench_gemm_sm90.cu).
 #pragma once
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 
 #include <cstdio>
@@ -12,6 +14,7 @@
 
 #include "bench_util.hpp"
 #include "tessera/epilogue/activations.hpp"
+#include "tessera/epilogue/tensor_stages.hpp"
 #include "tessera/gemm/gemm.hpp"
 
 namespace tessera::bench_gemm {
@@ -29,6 +32,15 @@ inline cublasHandle_t cublas() {
   static cublasHandle_t h = [] {
     cublasHandle_t x;
     TESSERA_BENCH_CUBLAS(cublasCreate(&x));
+    return x;
+  }();
+  return h;
+}
+
+inline cublasLtHandle_t cublaslt() {
+  static cublasLtHandle_t h = [] {
+    cublasLtHandle_t x;
+    TESSERA_BENCH_CUBLAS(cublasLtCreate(&x));
     return x;
   }();
   return h;
@@ -120,6 +132,65 @@ void cublas_gemm(Problem<EA, ED>& p) {
                                     CUBLAS_GEMM_DEFAULT));
 }
 
+// D = gelu(A * B + bias[col]) with cuBLASLt's fused epilogue (CUBLASLT_EPILOGUE_GELU_BIAS, tanh
+// GELU), f32 accumulation; the plan (descriptors, the heuristic's best algorithm, 32 MB of
+// workspace) is made once per shape, outside the timing.
+template <class EA, class ED>
+void cublaslt_gelu_bias(Problem<EA, ED>& p) {
+  struct Plan {
+    int m = -1, n = -1, k = -1;
+    cublasLtMatmulDesc_t op = nullptr;
+    cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
+    cublasLtMatmulAlgo_t algo{};
+    void* workspace = nullptr;
+    std::size_t workspace_bytes = std::size_t(32) << 20;
+  };
+  static Plan plan;
+  if (plan.m != p.m || plan.n != p.n || plan.k != p.k) {
+    if (plan.op) {
+      cublasLtMatmulDescDestroy(plan.op);
+      cublasLtMatrixLayoutDestroy(plan.a);
+      cublasLtMatrixLayoutDestroy(plan.b);
+      cublasLtMatrixLayoutDestroy(plan.d);
+    }
+    if (!plan.workspace) TESSERA_BENCH_CUDA(cudaMalloc(&plan.workspace, plan.workspace_bytes));
+    plan.m = p.m;
+    plan.n = p.n;
+    plan.k = p.k;
+    // As in cublas_gemm: D^T (n x m) = B^T (n x k) * A^T (k x m), column-major; the bias runs
+    // along D^T's rows, which are D's columns.
+    TESSERA_BENCH_CUBLAS(cublasLtMatmulDescCreate(&plan.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    cublasOperation_t const t = CUBLAS_OP_T, n = CUBLAS_OP_N;
+    cublasLtEpilogue_t const epilogue = CUBLASLT_EPILOGUE_GELU_BIAS;
+    TESSERA_BENCH_CUBLAS(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
+    TESSERA_BENCH_CUBLAS(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n));
+    TESSERA_BENCH_CUBLAS(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
+    TESSERA_BENCH_CUBLAS(cublasLtMatrixLayoutCreate(&plan.a, CudaType<EA>::value, p.k, p.n, p.k));
+    TESSERA_BENCH_CUBLAS(cublasLtMatrixLayoutCreate(&plan.b, CudaType<EA>::value, p.k, p.m, p.k));
+    TESSERA_BENCH_CUBLAS(cublasLtMatrixLayoutCreate(&plan.d, CudaType<ED>::value, p.n, p.m, p.n));
+    cublasLtMatmulPreference_t pref;
+    TESSERA_BENCH_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
+    TESSERA_BENCH_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                              &plan.workspace_bytes, sizeof plan.workspace_bytes));
+    void const* bias = p.bias;
+    TESSERA_BENCH_CUBLAS(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
+    cublasLtMatmulHeuristicResult_t best{};
+    int found = 0;
+    TESSERA_BENCH_CUBLAS(cublasLtMatmulAlgoGetHeuristic(cublaslt(), plan.op, plan.a, plan.b, plan.d, plan.d, pref, 1, &best, &found));
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (found < 1) {
+      std::fprintf(stderr, "cuBLASLt: no algorithm for GELU_BIAS at %d x %d x %d\n", p.m, p.n, p.k);
+      std::exit(1);
+    }
+    plan.algo = best.algo;
+  }
+  void const* bias = p.bias;
+  TESSERA_BENCH_CUBLAS(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
+  float const alpha = 1.0f, beta = 0.0f;
+  TESSERA_BENCH_CUBLAS(cublasLtMatmul(cublaslt(), plan.op, &alpha, p.b, plan.a, p.a, plan.b, &beta, p.d, plan.d, p.d, plan.d,
+                                      &plan.algo, plan.workspace, plan.workspace_bytes, nullptr));
+}
+
 // The unfused baseline's second kernel: D = gelu_tanh(D + bias[col]), bf16, 8 elements per thread.
 __global__ void bias_gelu_kernel(bfloat16* d, bfloat16 const* bias, int m, int n) {
   std::int64_t const total = std::int64_t(m) * n;
@@ -167,12 +238,33 @@ inline void set_flops(benchmark::State& state, int m, int n, int k) {
   state.counters["TFLOP/s"] = benchmark::Counter(2.0 * m * n * k * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// Bytes a GEMM must move at least (A and B read once, D written once): decode shapes are bound by
+// them, so their benches report GB/s as well.
+template <class EA, class ED>
+void set_bytes(benchmark::State& state, int m, int n, int k) {
+  double const bytes = double(sizeof(EA)) * (double(m) * k + double(n) * k) + double(sizeof(ED)) * m * n;
+  state.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+using BiasGelu = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>, epilogue::GeluTanh>;
+
+// GEMM + bias + GELU fused in a Tessera epilogue (Cfg's Epilogue is BiasGelu).
+template <class Cfg>
+void BM_tessera_bias_gelu(benchmark::State& state) {
+  int const m = int(state.range(0)), n = int(state.range(1)), k = int(state.range(2));
+  auto& p = problem<typename Cfg::ElementA, typename Cfg::ElementD>(m, n, k);
+  BiasGelu epi{{p.bias}, {}};
+  bench::run_timed(state, [&] { run_tessera<Cfg>(p, epi); });
+  set_flops(state, m, n, k);
+}
+
 template <class Cfg>
 void BM_tessera(benchmark::State& state) {
   int const m = int(state.range(0)), n = int(state.range(1)), k = int(state.range(2));
   auto& p = problem<typename Cfg::ElementA, typename Cfg::ElementD>(m, n, k);
   bench::run_timed(state, [&] { run_tessera<Cfg>(p); });
   set_flops(state, m, n, k);
+  set_bytes<typename Cfg::ElementA, typename Cfg::ElementD>(state, m, n, k);
 }
 
 template <class EA, class ED, class Acc>
@@ -180,6 +272,16 @@ void BM_cublas(benchmark::State& state) {
   int const m = int(state.range(0)), n = int(state.range(1)), k = int(state.range(2));
   auto& p = problem<EA, ED>(m, n, k);
   bench::run_timed(state, [&] { cublas_gemm<EA, ED, Acc>(p); });
+  set_flops(state, m, n, k);
+  set_bytes<EA, ED>(state, m, n, k);
+}
+
+template <class EA, class ED>
+void BM_cublaslt_gelu_bias(benchmark::State& state) {
+  int const m = int(state.range(0)), n = int(state.range(1)), k = int(state.range(2));
+  auto& p = problem<EA, ED>(m, n, k);
+  cublaslt_gelu_bias(p);  // the plan, outside the timing
+  bench::run_timed(state, [&] { cublaslt_gelu_bias(p); });
   set_flops(state, m, n, k);
 }
 

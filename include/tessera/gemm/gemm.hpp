@@ -58,10 +58,10 @@ class Gemm {
   using EB = typename Cfg::ElementB;
 
   // The number of K slices `run` uses: args.split_k, or for 0 the automatic choice: when the
-  // output tiles fill less than one wave of the GPU's multiprocessors, enough slices to fill it,
-  // each at least 4 k-tiles long, at most 16; then trimmed so that no slice is empty.
+  // output tiles fill less than one wave of the GPU's multiprocessors, enough slices to fill it
+  // (the sm90 kernel, persistent: as many as fit in one wave), each at least 4 k-tiles long, at
+  // most 16; then trimmed so that no slice is empty.
   static int split_k_for(Args const& args) {
-    if constexpr (Cfg::warp_specialized) return args.split_k < 0 ? args.split_k : 1;  // the sm90 kernel: no split yet
     int const k_tiles = tiles(args.k, Cfg::BK);
     int split = args.split_k;
     if (split == 0) {
@@ -69,18 +69,24 @@ class Gemm {
       if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
         sms = 1;
       std::int64_t const out_tiles = std::int64_t(tiles(args.m, Cfg::BM)) * tiles(args.n, Cfg::BN) * args.batch_count;
-      std::int64_t const fill = (sms + out_tiles - 1) / out_tiles;
+      std::int64_t const fill = Cfg::warp_specialized ? sms / out_tiles : (sms + out_tiles - 1) / out_tiles;
       split = int(std::max<std::int64_t>(1, std::min<std::int64_t>({fill, k_tiles / 4, 16})));
     }
     if (split <= 1 || k_tiles < 1) return split < 1 ? split : 1;
     return tiles(k_tiles, tiles(k_tiles, split));  // no empty slice
   }
 
-  // Bytes of workspace `run` needs: split-K partial sums, else none.
+  // Bytes of workspace `run` needs: split-K partial sums, else none. The sm80 kernel keeps every
+  // slice's M x N floats; the sm90 kernel a BM x BN slot per tile for each slice but the last,
+  // and a counter per tile and consumer part (which `run` zeroes).
   static std::size_t workspace_size(Args const& args) {
     if (args.split_k < 0 || args.m < 1 || args.n < 1 || args.k < 1 || args.batch_count < 1) return 0;
     int const split = split_k_for(args);
     if (split <= 1) return 0;
+    if constexpr (Cfg::warp_specialized) {
+      std::size_t const t = sm90_padded_tiles(args);
+      return t * std::size_t(split - 1) * Cfg::BM * Cfg::BN * sizeof(float) + sm90_counter_bytes(t);
+    }
     return std::size_t(split) * std::size_t(args.batch_count) * std::size_t(args.m) * std::size_t(args.n) * sizeof(float);
   }
 
@@ -126,9 +132,6 @@ class Gemm {
       if (args.batch_count > 65535)
         return Status::invalid_argument("batch_count = " + s(args.batch_count) + " exceeds 65535; launch in parts");
       if constexpr (Cfg::warp_specialized) {
-        if (args.split_k > 1)
-          return Status::not_supported("split_k = " + s(args.split_k) + ": the sm90 kernel does not split K yet; pass "
-                                       "split_k = 1 (or 0)");
         // TMA reads A and B: 16-byte aligned base addresses, leading dimensions and batch strides.
         if (Status t = tma_operand("A", args.a, args.lda, args.batch_stride_a, args.batch_count); !t) return t;
         if (Status t = tma_operand("B", args.b, args.ldb, args.batch_stride_b, args.batch_count); !t) return t;
@@ -153,15 +156,15 @@ class Gemm {
 
   Status run(Args const& args, void* workspace = nullptr, cudaStream_t stream = nullptr) const {
     TESSERA_RETURN_IF_ERROR(can_implement(args));
+    int const split = split_k_for(args);
+    if (workspace_size(args) > 0 && workspace == nullptr)
+      return Status::workspace_too_small("split_k = " + std::to_string(args.split_k) +
+                                         (args.split_k == 0 ? " (automatic: " + std::to_string(split) + " slices)" : "") +
+                                         " needs " + std::to_string(workspace_size(args)) +
+                                         " bytes of workspace (workspace_size()); pass a device buffer of that size");
     if constexpr (Cfg::valid && Cfg::warp_specialized) {
-      return run_sm90(args, stream);
+      return run_sm90(args, split, workspace, stream);
     } else if constexpr (Cfg::valid) {
-      int const split = split_k_for(args);
-      if (workspace_size(args) > 0 && workspace == nullptr)
-        return Status::workspace_too_small("split_k = " + std::to_string(args.split_k) +
-                                           (args.split_k == 0 ? " (automatic: " + std::to_string(split) + " slices)" : "") +
-                                           " needs " + std::to_string(workspace_size(args)) +
-                                           " bytes of workspace (workspace_size()); pass a device buffer of that size");
       sm80::Params<Cfg> p{};
       fill_common(p, args);
       p.a = args.a;
@@ -234,7 +237,17 @@ class Gemm {
     return Status::success();
   }
 
-  Status run_sm90(Args const& args, cudaStream_t stream) const {
+  // The sm90 kernel's tiles: the tile grid padded to whole clusters, times the batch entries.
+  static std::size_t sm90_padded_tiles(Args const& args) {
+    return std::size_t(tiles(tiles(args.m, Cfg::BM), Cfg::cluster_m)) * Cfg::cluster_m * std::size_t(tiles(tiles(args.n, Cfg::BN), Cfg::cluster_n)) *
+           Cfg::cluster_n * std::size_t(args.batch_count);
+  }
+  // Its split-K counters, one per tile and consumer part, after the slots (16-byte multiple).
+  static std::size_t sm90_counter_bytes(std::size_t padded_tiles) {
+    return (padded_tiles * (Cfg::ping_pong ? 1 : Cfg::consumer_warpgroups) * sizeof(int) + 15) / 16 * 16;
+  }
+
+  Status run_sm90(Args const& args, int split, void* workspace, cudaStream_t stream) const {
     static_assert(sm90::Kernel<Cfg>::smem_bytes == Cfg::smem_bytes, "gemm::sm90: shared-memory accounting differs from the Config's");
     sm90::Params<Cfg> p{};
     // 3-D maps (contiguous extent, the other one, batch); with one batch entry the batch stride is
@@ -253,6 +266,16 @@ class Gemm {
     TESSERA_RETURN_IF_ERROR(map(p.map_a, args.a, Cfg::a_k_major, args.m, args.lda, args.batch_stride_a, Cfg::BM / Cfg::cluster_n));
     TESSERA_RETURN_IF_ERROR(map(p.map_b, args.b, Cfg::b_k_major, args.n, args.ldb, args.batch_stride_b, Cfg::BN / Cfg::cluster_m));
     fill_common(p, args);
+    int const k_tiles = tiles(args.k, Cfg::BK);
+    p.k_splits = split;
+    p.k_tiles_per_split = tiles(k_tiles, split);
+    if (split > 1) {
+      std::size_t const t = sm90_padded_tiles(args), slots = t * std::size_t(split - 1) * Cfg::BM * Cfg::BN;
+      p.partials = static_cast<float*>(workspace);
+      p.counters = reinterpret_cast<int*>(p.partials + slots);
+      cudaError_t const e = cudaMemsetAsync(p.counters, 0, sm90_counter_bytes(t), stream);
+      if (e != cudaSuccess) return Status::device_error(std::string("zeroing the split-K counters failed: ") + cudaGetErrorString(e));
+    }
     // D through TMA where it is row-major with 16-byte aligned rows and N a whole number of 16-byte
     // chunks (TMA stores whole chunks: it would write past N into the padding); else the threads
     // store it. Boxes of 32 columns by the rows of one consumer (the whole tile's with ping-pong).
@@ -273,7 +296,8 @@ class Gemm {
     // Persistent: as many clusters as fit at once (a block per multiprocessor at most: the stages
     // fill shared memory), but no more than there are cluster tiles.
     constexpr int cluster = Cfg::cluster_m * Cfg::cluster_n;
-    std::int64_t const work = std::int64_t(tiles(p.tiles_m, Cfg::cluster_m)) * tiles(p.tiles_n, Cfg::cluster_n) * args.batch_count;
+    std::int64_t const work =
+        std::int64_t(tiles(p.tiles_m, Cfg::cluster_m)) * tiles(p.tiles_n, Cfg::cluster_n) * args.batch_count * split;
     int resident = 0;
     if (cluster > 1) {
       if (err == cudaSuccess) err = arch::sm90::max_active_clusters(resident, kernel, dim3(Cfg::threads), Cfg::smem_bytes, cluster);

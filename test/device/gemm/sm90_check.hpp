@@ -15,15 +15,21 @@ using ClusterCfg = Sm90Cfg<E, BM, BN, 2, S, Epi, gemm::Cooperative, LA, LB, gemm
 template <class E, int BM, int BN, int S, class Epi = AllStages>
 using PingPongCfg = Sm90Cfg<E, BM, BN, 2, S, Epi, gemm::PingPong>;
 
-// The standard cases the sm90 kernel takes: 16-byte aligned operands (TMA), no explicit split-K.
+// The standard cases the sm90 kernel takes: 16-byte aligned operands (TMA); split-K included.
 inline std::vector<GemmCase> sm90_cases() {
   std::vector<GemmCase> out;
   for (auto const& c : standard_cases())
-    if (c.pad < 0 && c.misalign == 0 && c.split_k <= 1) out.push_back(c);
+    if (c.pad < 0 && c.misalign == 0) out.push_back(c);
   // D the kernel stores without TMA (rows not 16-byte aligned): element by element (odd ldd) and
   // in pairs (even ldd).
   out.push_back({61, 67, 71, 1, 1, -1, 0, gemm::StorageOrder::kRowMajor, 3});
   out.push_back({130, 90, 64, 2, 1, -1, 0, gemm::StorageOrder::kRowMajor, 2});
+  // Split-K with a K residue in the last slice and D without TMA; decode shapes (automatic split)
+  // whose slices hold a few rows of D; a batched split with more units than blocks.
+  out.push_back({61, 67, 1000, 1, 3, -1, 0, gemm::StorageOrder::kRowMajor, 3});
+  out.push_back({16, 1024, 4096, 1, 0});
+  out.push_back({1, 520, 3000, 1, 0});
+  out.push_back({300, 400, 777, 3, 5});
   // More tiles than two per block of a persistent grid (ring and turn phases wrap many times),
   // one k-tile per tile, and batches spread over blocks.
   if (std::getenv("TESSERA_TEST_SMALL") == nullptr) {

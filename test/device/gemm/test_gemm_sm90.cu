@@ -86,7 +86,7 @@ TEST_CASE("sm90 GEMM refuses operands TMA cannot read, with the fix", "[gpu][gem
   split.split_k = 2;
   for (auto const& bad : {Bad{"A one element past 16 bytes", misaligned, "16-byte aligned address; align A"},
                           Bad{"ldb of 260 bf16", odd_ld, "pad the leading dimension"},
-                          Bad{"split_k = 2", split, "does not split K yet"}}) {
+                          Bad{"split_k = 2 without a workspace", split, "bytes of workspace (workspace_size())"}}) {
     INFO(bad.what);
     Status const s = gemm::Gemm<Cfg>{}.run(bad.args);
     INFO(s.message());

@@ -66,6 +66,13 @@ struct Params {
   std::int64_t d_row_stride, d_col_stride, batch_stride_d;  // elements
   int tiles_m, tiles_n, batch_count;
   int raster_group;
+  // Split-K: K's k-tiles in k_splits slices of k_tiles_per_split. The last slice of a tile sums
+  // the others' accumulators from `partials` (a slot per tile, consumer part and earlier slice, in
+  // fragment order) once its counter (per tile and part; zero before the launch, left zero by the
+  // last slice) says they are there, and runs the epilogue.
+  int k_splits, k_tiles_per_split;
+  float* partials;
+  int* counters;
   typename Cfg::Epilogue epilogue;
 };
 
@@ -112,6 +119,44 @@ struct Kernel {
   static_assert(128 * producer_registers + Consumers * 128 * consumer_registers <= 65536,
                 "gemm::sm90: the register split exceeds the register file");
 
+  // A unit of work: k-tiles [kt0, kt1) (slice `slice` of K) of this block's tile t of a batch entry.
+  struct Unit {
+    TileCoord t;
+    int batch, slice, kt0, kt1;
+    int tile_id;  // among all tiles of all batch entries (past the grid too): split-K's slots
+  };
+
+  // The work: cluster tiles of ClusterM x ClusterN tiles in the grouped raster's order, times K
+  // slices, walked by the grid's clusters (a cluster's blocks take one unit together, each its own
+  // tile of the cluster tile). A block whose tile lies past the tile grid (odd tile counts)
+  // computes zeros and stores nothing, but loads its part of the shared operand for its partner.
+  struct Work {
+    int ctiles_m, ctiles_n, tiles, total, k_tiles, grid, first, rank_m, rank_n;
+    TESSERA_DEVICE Work(Params<Cfg> const& p, int rm, int rn)
+        : ctiles_m((p.tiles_m + ClusterM - 1) / ClusterM),
+          ctiles_n((p.tiles_n + ClusterN - 1) / ClusterN),
+          tiles(ctiles_m * ctiles_n),
+          total(tiles * p.batch_count * p.k_splits),
+          k_tiles((p.k + BK - 1) / BK),
+          grid(int(gridDim.x) / ClusterSize),
+          first(int(blockIdx.x) / ClusterSize),
+          rank_m(rm),
+          rank_n(rn) {}
+    // Work item `w` (first, first + grid, ...): slices of a tile are neighbours, so they run at once.
+    TESSERA_DEVICE Unit unit(Params<Cfg> const& p, int w) const {
+      int const tile_work = w / p.k_splits, slice = w % p.k_splits;
+      TileCoord const ct = raster(tile_work % tiles, ctiles_m, ctiles_n, p.raster_group);
+      Unit u;
+      u.t = TileCoord{ct.m * ClusterM + rank_m, ct.n * ClusterN + rank_n};
+      u.batch = tile_work / tiles;
+      u.slice = slice;
+      u.kt0 = slice * p.k_tiles_per_split;
+      u.kt1 = min(k_tiles, u.kt0 + p.k_tiles_per_split);
+      u.tile_id = (u.batch * ctiles_m * ClusterM + u.t.m) * (ctiles_n * ClusterN) + u.t.n;
+      return u;
+    }
+  };
+
   TESSERA_DEVICE static void run(Params<Cfg> const& p, char* smem) {
     int const tid = threadIdx.x;
     int const warpgroup = tid / 128;
@@ -139,25 +184,13 @@ struct Kernel {
     if constexpr (ClusterSize > 1) arch::sm90::cluster_sync();  // the cluster's barriers are initialized
     else __syncthreads();
 
-    // The work: cluster tiles of ClusterM x ClusterN tiles in the grouped raster's order, walked by
-    // the grid's clusters (grid = one cluster's blocks for a whole cluster tile). A block whose tile
-    // lies past the tile grid (odd tile counts) computes zeros and stores nothing, but loads its
-    // part of the shared operand for its partner.
-    int const ctiles_m = (p.tiles_m + ClusterM - 1) / ClusterM, ctiles_n = (p.tiles_n + ClusterN - 1) / ClusterN;
-    int const tiles = ctiles_m * ctiles_n, total = tiles * p.batch_count;
-    int const k_tiles = (p.k + BK - 1) / BK;
-    int const grid = int(gridDim.x) / ClusterSize, cluster = int(blockIdx.x) / ClusterSize;
-    auto coord = [&](int work) {
-      TileCoord const t = raster(work % tiles, ctiles_m, ctiles_n, p.raster_group);
-      return TileCoord{t.m * ClusterM + rank_m, t.n * ClusterN + rank_n};
-    };
-
+    Work const work(p, rank_m, rank_n);
     if (warpgroup == 0) {
       arch::sm90::setmaxnreg_dec<producer_registers>();
-      produce(p, smem, tid, cluster, grid, total, k_tiles, rank_m, rank_n, full, empty, coord);
+      produce(p, smem, tid, work, full, empty);
     } else {
       arch::sm90::setmaxnreg_inc<consumer_registers>();
-      consume(p, smem, tid, cluster, grid, total, k_tiles, full, empty, turn, coord);
+      consume(p, smem, tid, work, full, empty, turn);
     }
     // No block of a cluster leaves while another may still write its shared memory or barriers.
     if constexpr (ClusterSize > 1) {
@@ -167,20 +200,20 @@ struct Kernel {
   }
 
   // The producer: thread 0 walks the block's tiles and their k-tiles over the ring of stages.
-  template <class Full, class Empty, class Coord>
-  TESSERA_DEVICE static void produce(Params<Cfg> const& p, char* smem, int tid, int cluster, int grid, int total, int k_tiles,
-                                     int rank_m, int rank_n, Full full, Empty empty, Coord coord) {
-    int const tiles = total / p.batch_count;
+  template <class Full, class Empty>
+  TESSERA_DEVICE static void produce(Params<Cfg> const& p, char* smem, int tid, Work const& work, Full full, Empty empty) {
     // The blocks sharing A's tile (this cluster row) and B's (this cluster column).
+    int const rank_m = work.rank_m, rank_n = work.rank_n;
     std::uint16_t a_mask = 0, b_mask = 0;
     for (int j = 0; j < ClusterN; ++j) a_mask |= std::uint16_t(1u << (rank_m + ClusterM * j));
     for (int i = 0; i < ClusterM; ++i) b_mask |= std::uint16_t(1u << (ClusterM * rank_n + i));
     if (tid == 0) {
       int pos = 0;  // position in the ring over all of this block's k-tiles
-      for (int work = cluster; work < total; work += grid) {
-        TileCoord const t = coord(work);
-        int const batch = work / tiles;
-        for (int kt = 0; kt < k_tiles; ++kt, ++pos) {
+      for (int w = work.first; w < work.total; w += work.grid) {
+        Unit const u = work.unit(p, w);
+        TileCoord const t = u.t;
+        int const batch = u.batch;
+        for (int kt = u.kt0; kt < u.kt1; ++kt, ++pos) {
           int const s = pos % Stages;
           if (pos >= Stages) arch::mbarrier_wait(empty(s), ((pos / Stages) - 1) & 1);
           arch::mbarrier_arrive_expect_tx(full(s), stage_bytes);
@@ -193,10 +226,9 @@ struct Kernel {
   }
 
   // The consumers (see the top of the file).
-  template <class Full, class Empty, class Turn, class Coord>
-  TESSERA_DEVICE static void consume(Params<Cfg> const& p, char* smem, int tid, int cluster, int grid, int total, int k_tiles,
-                                     Full full, Empty empty, Turn turn, Coord coord) {
-    int const tiles = total / p.batch_count;
+  template <class Full, class Empty, class Turn>
+  TESSERA_DEVICE static void consume(Params<Cfg> const& p, char* smem, int tid, Work const& work, Full full, Empty empty,
+                                     Turn turn) {
     int const c = tid / 128 - 1, thread = tid % 128;
     // Frees stage s in every block of the cluster (all of them write it).
     auto release = [&](int s) {
@@ -210,11 +242,15 @@ struct Kernel {
     int const row0 = ping_pong ? 0 : 64 * c;  // this consumer's first row in the tile
     char* const staging = smem + staging_offset + c * Buffers * buffer_bytes;
     int chunk = 0;  // epilogue chunks this consumer has staged: the next buffer is chunk % Buffers
-    int const first = ping_pong ? c : 0, step = ping_pong ? 2 : 1;  // the block's tiles this consumer takes
-    int turns = 0;                                                    // ping-pong: turns waited for
-    for (int i = first, work = cluster + first * grid; work < total; i += step, work += step * grid) {
-      TileCoord const t = coord(work);
-      int const batch = work / tiles;
+    int turns = 0;  // ping-pong: turns waited for
+    int pos = 0;    // the ring position of the unit's first k-tile
+    for (int i = 0, w = work.first; w < work.total; ++i, w += work.grid) {
+      Unit const u = work.unit(p, w);
+      // Ping-pong: consumer c takes the block's units c, c + 2, ... (the others' k-tiles pass by).
+      if (ping_pong && i % 2 != c) {
+        pos += u.kt1 - u.kt0;
+        continue;
+      }
       if constexpr (ping_pong) {
         if (i > 0) arch::mbarrier_wait(turn(c), turns++ & 1);  // the other consumer's mainloop is issued
       }
@@ -223,9 +259,8 @@ struct Kernel {
       for (int h = 0; h < MHalves; ++h)
         TESSERA_UNROLL
         for (int r = 0; r < Mma::regs; ++r) acc[h][r] = 0;
-      int const pos0 = i * k_tiles;
-      for (int kt = 0; kt < k_tiles; ++kt) {
-        int const pos = pos0 + kt, s = pos % Stages;
+      for (int kt = u.kt0; kt < u.kt1; ++kt, ++pos) {
+        int const s = pos % Stages;
         arch::mbarrier_wait(full(s), (pos / Stages) & 1);
         char* const stage = smem + s * stage_bytes;
         arch::sm90::wgmma_fence();
@@ -244,7 +279,7 @@ struct Kernel {
         arch::sm90::wgmma_wait_group<1>();  // k-tile kt - 1's wgmma are done: its stage is free
         TESSERA_UNROLL
         for (int h = 0; h < MHalves; ++h) arch::sm90::wgmma_fence_operands(acc[h]);
-        if (kt > 0 && thread == 0) release((pos - 1) % Stages);
+        if (kt > u.kt0 && thread == 0) release((pos - 1) % Stages);
       }
       // Ping-pong: the whole mainloop is issued, the other consumer may queue its own behind it.
       if constexpr (ping_pong) {
@@ -253,10 +288,69 @@ struct Kernel {
       arch::sm90::wgmma_wait_group<0>();
       TESSERA_UNROLL
       for (int h = 0; h < MHalves; ++h) arch::sm90::wgmma_fence_operands(acc[h]);
-      if (thread == 0) release((pos0 + k_tiles - 1) % Stages);
-      store(p, acc, t.m * BM + row0, t.n * BN, batch, c, thread, staging, chunk);
+      if (thread == 0) release((pos - 1) % Stages);
+      int const row_base = u.t.m * BM + row0;
+      if (p.k_splits > 1 && !reduce_slices(p, acc, u, row_base, c, thread)) continue;  // not the last slice
+      store(p, acc, row_base, u.t.n * BN, u.batch, c, thread, staging, chunk);
     }
     if (p.tma_d && thread == 0) arch::sm90::tma_store_wait<0>();  // the buffers stay valid until read
+  }
+
+  // Split-K across blocks. A slice other than the last writes this consumer's accumulators (rows
+  // inside D only) to its slot, in fragment order, and counts itself done: false (no epilogue).
+  // The last slice waits until the others are done, adds their slots to its accumulators in slice
+  // order (the sum does not depend on timing), resets the counter and returns true. The blocks of
+  // a tile's slices are resident at once (the grid is persistent) and take their units in order,
+  // so the wait ends.
+  TESSERA_DEVICE static bool reduce_slices(Params<Cfg> const& p, typename Mma::Reg (&acc)[MHalves][Mma::regs], Unit const& u,
+                                           int row_base, int c, int thread) {
+    constexpr int parts = ping_pong ? 1 : Consumers, values = MHalves * Mma::regs;  // per thread
+    int const part = ping_pong ? 0 : c, warp = thread / 32, g = (thread % 32) / 4;
+    int* const counter = p.counters + u.tile_id * parts + part;
+    auto slot = [&](int slice) {
+      return reinterpret_cast<float2*>(p.partials + ((std::int64_t(u.tile_id) * (p.k_splits - 1) + slice) * parts + part) * (128 * values));
+    };
+    // Value v = 4 j + 2 h + e of row-half mh sits at row row_base + 64 mh + 16 warp + g + 8 h. The
+    // pairs (e = 0, 1) go to a slot as float2, thread-interleaved: pair q of a thread at q * 128 + thread.
+    auto row_in = [&](int mh, int v) { return row_base + 64 * mh + 16 * warp + g + 8 * ((v / 2) % 2) < p.m; };
+    if (u.slice < p.k_splits - 1) {
+      float2* const out = slot(u.slice);
+      TESSERA_UNROLL
+      for (int mh = 0; mh < MHalves; ++mh)
+        TESSERA_UNROLL
+        for (int v = 0; v < Mma::regs; v += 2)
+          if (row_in(mh, v))
+            out[(mh * Mma::regs + v) / 2 * 128 + thread] = float2{float(acc[mh][v]), float(acc[mh][v + 1])};
+      __threadfence();
+      arch::sm90::named_barrier_sync(2 + c, 128);
+      if (thread == 0) atomicAdd(counter, 1);
+      return false;
+    }
+    if (thread == 0) {
+      while (*reinterpret_cast<int volatile*>(counter) < p.k_splits - 1) __nanosleep(64);
+      __threadfence();
+      *counter = 0;  // every other slice has counted: none touches it again in this launch
+    }
+    arch::sm90::named_barrier_sync(2 + c, 128);
+    // Eight pairs at a time over all slices: a bounded number of loads in flight (all of them at
+    // once would need registers the accumulators hold).
+    constexpr int group = 8;
+    TESSERA_UNROLL
+    for (int mh = 0; mh < MHalves; ++mh)
+      TESSERA_UNROLL
+      for (int v0 = 0; v0 < Mma::regs; v0 += 2 * group) {
+        for (int slice = 0; slice < p.k_splits - 1; ++slice) {
+          float2 const* const in = slot(slice);
+          TESSERA_UNROLL
+          for (int v = v0; v < v0 + 2 * group; v += 2)
+            if (row_in(mh, v)) {
+              float2 const x = __ldcg(in + (mh * Mma::regs + v) / 2 * 128 + thread);
+              acc[mh][v] += x.x;
+              acc[mh][v + 1] += x.y;
+            }
+        }
+      }
+    return true;
   }
 
   // Part `part` of `Parts` of one operand's k-tile, multicast to the blocks in `mask` when shared:

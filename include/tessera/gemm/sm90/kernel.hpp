@@ -386,8 +386,8 @@ struct Kernel {
 
   // The epilogue of one consumer: value v = 4 j + 2 h + e of row-half mh sits at row 64 mh +
   // 16 warp + g + 8 h, column 8 j + 2 q + e (arch/sm90/wgmma.hpp); chunk ch holds values 16 ch ..
-  // 16 ch + 15, as 8 pairs (k = 2 j' + h for its j' = 0..3). Outputs outside D are neither evaluated
-  // (a stage may read an operand of D's extent) nor stored.
+  // 16 ch + 15, as 8 pairs (k = 2 j' + h for its j' = 0..3). Outputs outside D are not stored (and
+  // their stages read operands of D's extent at the nearest coordinate inside it).
   struct alignas(2 * sizeof(ED)) Pair {
     ED v[2];
   };
@@ -407,8 +407,13 @@ struct Kernel {
           int const row = row_base + 64 * mh + 16 * warp + g + 8 * (k % 2), col = col_base + 8 * (v / 4) + 2 * q;
           TESSERA_UNROLL
           for (int e = 0; e < 2; ++e) {
+            // Branch-free: an output outside D is evaluated at the nearest coordinate inside it (its
+            // stages read operands in bounds) and the result dropped; the loads of a chunk can then
+            // all be in flight at once (a branch per element made each wait for the last).
             bool const in = interior || (row < p.m && col + e < p.n);
-            out[mh][k].v[e] = epilogue::convert_output<ED>(in ? p.epilogue(float(acc[mh][v + e]), epilogue::Coord{row, col + e, batch}) : 0.0f);
+            epilogue::Coord const at{min(row, p.m - 1), min(col + e, p.n - 1), batch};
+            float const y = p.epilogue(float(acc[mh][v + e]), at);
+            out[mh][k].v[e] = epilogue::convert_output<ED>(in ? y : 0.0f);
           }
         }
       if (p.tma_d) {

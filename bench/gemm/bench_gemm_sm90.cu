@@ -9,6 +9,8 @@
 // 3.35 TB/s) and 117 MB for 4096 x 14336 (35 us); they report GB/s, next to a device-to-device
 // copy of B's bytes (gemm90_copy: bytes read + written per second) measured in the same binary.
 // GEMM + bias + GELU fused in our epilogue runs against cuBLASLt's fused GELU_BIAS epilogue.
+// fp8 e4m3 (into bf16) runs against cuBLASLt's fp8 GEMM, with and without its fast accumulation:
+// 8192^3 is 1.1 PFLOP against ~1980 TFLOP/s dense fp8 (0.56 ms).
 #include "gemm_bench.hpp"
 
 using namespace tessera;
@@ -28,7 +30,10 @@ using Bf16PingPong64 = Sm90Tn<bfloat16, 64, 256, 2, 4, gemm::PingPong>;
 using Bf16Cluster21 = Sm90Tn<bfloat16, 128, 256, 2, 4, gemm::Cooperative, 2, 1>;
 using Bf16Cluster12 = Sm90Tn<bfloat16, 128, 256, 2, 4, gemm::Cooperative, 1, 2>;
 using Bf16PingPong64Cluster = Sm90Tn<bfloat16, 64, 256, 2, 4, gemm::PingPong, 2, 1>;
-using Bf16Decode = Sm90Tn<bfloat16, 64, 128, 1, 8>;  // one consumer: 64-row tiles for M <= 64
+using Bf16Decode = Sm90Tn<bfloat16, 64, 128, 1, 8>;
+// fp8 e4m3 x e4m3 into bf16: BlockTile K = 128 (one 128-byte span), the headline's shape otherwise.
+using Fp8 = gemm::Config<arch::Sm90, float8_e4m3, RowMajor, float8_e4m3, ColumnMajor, bfloat16, float,
+                         gemm::BlockTile<128, 256, 128>, gemm::Warpgroups<2>, gemm::Stages<4>>;  // one consumer: 64-row tiles for M <= 64
 using Bf16BiasGelu = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float,
                                   gemm::BlockTile<128, 256, 64>, gemm::Warpgroups<2>, gemm::Stages<4>, BiasGelu>;
 
@@ -84,6 +89,9 @@ BENCHMARK(BM_copy)->Name("gemm90_copy/b_bytes")->Args({1, 4096, 4096})->Args({1,
     ->ArgNames({"m", "n", "k"});
 BENCHMARK(BM_tessera<Bf16>)->Name("gemm90_bf16_bias_gelu/tessera_plain")->Apply(square_shapes);
 BENCHMARK(BM_tessera_bias_gelu<Bf16BiasGelu>)->Name("gemm90_bf16_bias_gelu/tessera")->Apply(square_shapes);
-BENCHMARK(BM_cublaslt_gelu_bias<bfloat16, bfloat16>)->Name("gemm90_bf16_bias_gelu/cublaslt")->Apply(square_shapes);
+BENCHMARK(BM_cublaslt<LtOp::kGeluBias, bfloat16, bfloat16>)->Name("gemm90_bf16_bias_gelu/cublaslt")->Apply(square_shapes);
+BENCHMARK(BM_tessera<Fp8>)->Name("gemm90_e4m3_tn/tessera")->Apply(square_shapes);
+BENCHMARK(BM_cublaslt<LtOp::kPlain, float8_e4m3, bfloat16>)->Name("gemm90_e4m3_tn/cublaslt")->Apply(square_shapes);
+BENCHMARK(BM_cublaslt<LtOp::kPlainFastAccum, float8_e4m3, bfloat16>)->Name("gemm90_e4m3_tn/cublaslt_fast_accum")->Apply(square_shapes);
 
 TESSERA_BENCH_MAIN()

@@ -61,6 +61,10 @@ struct CudaType<float> {
   static constexpr cudaDataType_t value = CUDA_R_32F;
 };
 template <>
+struct CudaType<float8_e4m3> {
+  static constexpr cudaDataType_t value = CUDA_R_8F_E4M3;
+};
+template <>
 struct CudaType<std::int8_t> {
   static constexpr cudaDataType_t value = CUDA_R_8I;
 };
@@ -132,11 +136,16 @@ void cublas_gemm(Problem<EA, ED>& p) {
                                     CUBLAS_GEMM_DEFAULT));
 }
 
-// D = gelu(A * B + bias[col]) with cuBLASLt's fused epilogue (CUBLASLT_EPILOGUE_GELU_BIAS, tanh
-// GELU), f32 accumulation; the plan (descriptors, the heuristic's best algorithm, 32 MB of
-// workspace) is made once per shape, outside the timing.
-template <class EA, class ED>
-void cublaslt_gelu_bias(Problem<EA, ED>& p) {
+// What a cuBLASLt call computes: D = gelu(A * B + bias[col]) with its fused epilogue
+// (CUBLASLT_EPILOGUE_GELU_BIAS, tanh GELU), or the plain product (fp8 operands), with or without
+// CUBLASLT_MATMUL_DESC_FAST_ACCUM (fp8: accumulate in the tensor cores only, as our kernel does,
+// instead of promoting partial sums to f32 every few k-steps).
+enum class LtOp { kGeluBias, kPlain, kPlainFastAccum };
+
+// D = op(A * B) through cuBLASLt, f32 accumulation; the plan (descriptors, the heuristic's best
+// algorithm, 32 MB of workspace) is made once per shape, outside the timing.
+template <LtOp Op, class EA, class ED>
+void cublaslt_matmul(Problem<EA, ED>& p) {
   struct Plan {
     int m = -1, n = -1, k = -1;
     cublasLtMatmulDesc_t op = nullptr;
@@ -161,10 +170,12 @@ void cublaslt_gelu_bias(Problem<EA, ED>& p) {
     // along D^T's rows, which are D's columns.
     TESSERA_BENCH_CUBLAS(cublasLtMatmulDescCreate(&plan.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     cublasOperation_t const t = CUBLAS_OP_T, n = CUBLAS_OP_N;
-    cublasLtEpilogue_t const epilogue = CUBLASLT_EPILOGUE_GELU_BIAS;
+    cublasLtEpilogue_t const epilogue = Op == LtOp::kGeluBias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+    std::int8_t const fast_accum = Op == LtOp::kPlainFastAccum ? 1 : 0;
     TESSERA_BENCH_CUBLAS(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
     TESSERA_BENCH_CUBLAS(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n));
     TESSERA_BENCH_CUBLAS(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
+    TESSERA_BENCH_CUBLAS(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast_accum, sizeof fast_accum));
     TESSERA_BENCH_CUBLAS(cublasLtMatrixLayoutCreate(&plan.a, CudaType<EA>::value, p.k, p.n, p.k));
     TESSERA_BENCH_CUBLAS(cublasLtMatrixLayoutCreate(&plan.b, CudaType<EA>::value, p.k, p.m, p.k));
     TESSERA_BENCH_CUBLAS(cublasLtMatrixLayoutCreate(&plan.d, CudaType<ED>::value, p.n, p.m, p.n));
@@ -173,19 +184,21 @@ void cublaslt_gelu_bias(Problem<EA, ED>& p) {
     TESSERA_BENCH_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                               &plan.workspace_bytes, sizeof plan.workspace_bytes));
     void const* bias = p.bias;
-    TESSERA_BENCH_CUBLAS(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
+    if (Op == LtOp::kGeluBias)
+      TESSERA_BENCH_CUBLAS(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
     cublasLtMatmulHeuristicResult_t best{};
     int found = 0;
     TESSERA_BENCH_CUBLAS(cublasLtMatmulAlgoGetHeuristic(cublaslt(), plan.op, plan.a, plan.b, plan.d, plan.d, pref, 1, &best, &found));
     cublasLtMatmulPreferenceDestroy(pref);
     if (found < 1) {
-      std::fprintf(stderr, "cuBLASLt: no algorithm for GELU_BIAS at %d x %d x %d\n", p.m, p.n, p.k);
+      std::fprintf(stderr, "cuBLASLt: no algorithm for %d x %d x %d\n", p.m, p.n, p.k);
       std::exit(1);
     }
     plan.algo = best.algo;
   }
   void const* bias = p.bias;
-  TESSERA_BENCH_CUBLAS(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
+  if (Op == LtOp::kGeluBias)
+    TESSERA_BENCH_CUBLAS(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
   float const alpha = 1.0f, beta = 0.0f;
   TESSERA_BENCH_CUBLAS(cublasLtMatmul(cublaslt(), plan.op, &alpha, p.b, plan.a, p.a, plan.b, &beta, p.d, plan.d, p.d, plan.d,
                                       &plan.algo, plan.workspace, plan.workspace_bytes, nullptr));
@@ -276,12 +289,12 @@ void BM_cublas(benchmark::State& state) {
   set_bytes<EA, ED>(state, m, n, k);
 }
 
-template <class EA, class ED>
-void BM_cublaslt_gelu_bias(benchmark::State& state) {
+template <LtOp Op, class EA, class ED>
+void BM_cublaslt(benchmark::State& state) {
   int const m = int(state.range(0)), n = int(state.range(1)), k = int(state.range(2));
   auto& p = problem<EA, ED>(m, n, k);
-  cublaslt_gelu_bias(p);  // the plan, outside the timing
-  bench::run_timed(state, [&] { cublaslt_gelu_bias(p); });
+  cublaslt_matmul<Op>(p);  // the plan, outside the timing
+  bench::run_timed(state, [&] { cublaslt_matmul<Op>(p); });
   set_flops(state, m, n, k);
 }
 

@@ -30,3 +30,10 @@ TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Coope
 TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4, BiasGelu, gemm::Cooperative, RowMajor, ColumnMajor, gemm::ClusterShape<2, 1>>)
 TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, RowMajor, ColumnMajor, gemm::ClusterShape<1, 2>>)
 TESSERA_INSTANTIATE(Tn<bfloat16, 64, 256, 2, 4, epilogue::Identity, gemm::PingPong, RowMajor, ColumnMajor, gemm::ClusterShape<2, 1>>)
+// fp8 (e4m3 x e4m3, BlockTile K = 128: one 128-byte span) into bf16, and into e4m3 D (TMA stores of 32-byte rows).
+using Fp8 = gemm::Config<arch::Sm90, float8_e4m3, RowMajor, float8_e4m3, ColumnMajor, bfloat16, float,
+                         gemm::BlockTile<128, 256, 128>, gemm::Warpgroups<2>, gemm::Stages<4>>;
+using Fp8D8 = gemm::Config<arch::Sm90, float8_e4m3, RowMajor, float8_e4m3, ColumnMajor, float8_e4m3, float,
+                           gemm::BlockTile<128, 256, 128>, gemm::Warpgroups<2>, gemm::Stages<4>>;
+TESSERA_INSTANTIATE(Fp8)
+TESSERA_INSTANTIATE(Fp8D8)

@@ -102,9 +102,13 @@ struct WarpPolicy<Warpgroups<C, S, Cl>> {
   static constexpr int cluster_m = Cl::m, cluster_n = Cl::n;
 };
 
+template <class T>
+inline constexpr bool fp8_type = std::is_same_v<T, float8_e4m3> || std::is_same_v<T, float8_e5m2>;
+// The sm90 kernel's operands: bf16 or f16 pairs, or fp8 (e4m3 / e5m2, any pairing), into float.
 template <class A, class B, class Acc>
-inline constexpr bool wgmma_types =
-    std::is_same_v<Acc, float> && std::is_same_v<A, B> && (std::is_same_v<A, bfloat16> || std::is_same_v<A, half>);
+inline constexpr bool wgmma_types = std::is_same_v<Acc, float> && ((std::is_same_v<A, B> && (std::is_same_v<A, bfloat16> ||
+                                                                                            std::is_same_v<A, half>)) ||
+                                                                   (fp8_type<A> && fp8_type<B>));
 }  // namespace detail
 
 enum class ConfigError {
@@ -254,8 +258,8 @@ struct Config {
                 "type in whole 64-element blocks (BlockTile M and N multiples of 64); use RowMajor A and ColumnMajor B "
                 "otherwise");
   static_assert(error != ConfigError::kWarpgroupsTypes,
-                "gemm::Config: the sm90 kernel multiplies bfloat16 or half operands (both the same) into float so far; "
-                "use those types, or Warps<M, N> for the mma.sync kernel");
+                "gemm::Config: the sm90 kernel multiplies bfloat16 or half operands (both the same) or float8_e4m3 / "
+                "float8_e5m2 operands (any pairing) into float; use those types, or Warps<M, N> for the mma.sync kernel");
   static_assert(error != ConfigError::kWarpgroupsTileM,
                 "gemm::Config: each consumer warpgroup computes 64 rows, so BlockTile M must be 64 x Warpgroups (1 or 2); "
                 "use BlockTile M = 64 with Warpgroups<1> or 128 with Warpgroups<2>");
@@ -264,7 +268,7 @@ struct Config {
                 "rounds: a multiple of 32 from 32 to 256; use 128 or 256");
   static_assert(error != ConfigError::kWarpgroupsTileK,
                 "gemm::Config: the sm90 kernel's k-tile is one 128-byte swizzle span of K; use BlockTile K = 64 for "
-                "16-bit types");
+                "16-bit types (128 for fp8)");
   static_assert(error != ConfigError::kPingPongTile,
                 "gemm::Config: ping-pong takes Warpgroups<2, PingPong>, each consumer holding a whole BlockTile of at "
                 "most 128 x 128 accumulators (M = 64 or 128, N a multiple of 32); use BlockTile<128, 128, 64>");

@@ -47,6 +47,14 @@ struct Arguments {
   // (decode shapes such as M = 16, N = K = 4096).
   int split_k = 1;
   typename Cfg::Epilogue epilogue{};
+  // Per-tensor scales (device pointers to one float each; null: 1) and the absolute maximum of D
+  // (sm90 kernel): D = convert(scale_d * epilogue(scale_a * scale_b * (A * B))), and *amax_d (when
+  // not null) receives the largest |epilogue(...)| over D before scale_d, as cuBLASLt's fp8 GEMMs
+  // define them. `run` zeroes *amax_d first.
+  float const* scale_a = nullptr;
+  float const* scale_b = nullptr;
+  float const* scale_d = nullptr;
+  float* amax_d = nullptr;
 };
 
 template <class Cfg>
@@ -136,6 +144,9 @@ class Gemm {
         if (Status t = tma_operand("A", args.a, args.lda, args.batch_stride_a, args.batch_count); !t) return t;
         if (Status t = tma_operand("B", args.b, args.ldb, args.batch_stride_b, args.batch_count); !t) return t;
       }
+      if (!Cfg::warp_specialized && (args.scale_a || args.scale_b || args.scale_d || args.amax_d))
+        return Status::not_supported("scale_a, scale_b, scale_d and amax_d are applied by the sm90 kernel (Warpgroups) only; "
+                                     "fold the scales into alpha of epilogue::LinearCombination for a Warps<M, N> Config");
       int device = 0, major = 0;
       if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess)
         return Status::device_error("no CUDA device is available; run on a machine with an NVIDIA GPU");
@@ -266,6 +277,14 @@ class Gemm {
     TESSERA_RETURN_IF_ERROR(map(p.map_a, args.a, Cfg::a_k_major, args.m, args.lda, args.batch_stride_a, Cfg::BM / Cfg::cluster_n));
     TESSERA_RETURN_IF_ERROR(map(p.map_b, args.b, Cfg::b_k_major, args.n, args.ldb, args.batch_stride_b, Cfg::BN / Cfg::cluster_m));
     fill_common(p, args);
+    p.scale_a = args.scale_a;
+    p.scale_b = args.scale_b;
+    p.scale_d = args.scale_d;
+    p.amax = args.amax_d;
+    if (args.amax_d != nullptr) {
+      cudaError_t const e = cudaMemsetAsync(args.amax_d, 0, sizeof(float), stream);
+      if (e != cudaSuccess) return Status::device_error(std::string("zeroing amax_d failed: ") + cudaGetErrorString(e));
+    }
     int const k_tiles = tiles(args.k, Cfg::BK);
     p.k_splits = split;
     p.k_tiles_per_split = tiles(k_tiles, split);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstdint>
@@ -70,6 +71,14 @@ struct GemmCase {
   int d_pad = -2;                // D's leading dimension as `pad` does for it; -2: the same as `pad`
 };
 
+// Per-tensor scales and the amax output of the sm90 kernel (Arguments::scale_a ... amax_d): set
+// passes them; powers of two keep the scaled reference exact.
+struct Scales {
+  bool set = false;
+  float a = 1.0f, b = 1.0f, d = 1.0f;
+  bool amax = false;
+};
+
 // A column of everything the epilogue stages may read, owned by the test.
 struct EpilogueData {
   std::vector<float> row_vec, col_vec, row_vec2, col_vec2;  // bias / scale / shift
@@ -89,7 +98,8 @@ class GemmCheck {
   // `host_epi` is the same chain with host pointers, evaluated on the host for the reference.
   // `extra_tol`: an absolute allowance on top of the rounding bounds (integer outputs of a float
   // epilogue may round to the neighbouring integer when device and host functions differ slightly).
-  static void run(GemmCase const& cs, Epi const& epi, Epi const& host_epi, unsigned seed = 1, double extra_tol = 0) {
+  static void run(GemmCase const& cs, Epi const& epi, Epi const& host_epi, unsigned seed = 1, double extra_tol = 0,
+                  Scales const& sc = {}) {
     tessera::test::require_gpu();
     INFO("M=" << cs.m << " N=" << cs.n << " K=" << cs.k << " batch=" << cs.batch << " split_k=" << cs.split_k
               << " pad=" << cs.pad << " d_pad=" << cs.d_pad << " misalign=" << cs.misalign
@@ -129,6 +139,13 @@ class GemmCheck {
     args.batch_stride_d = batch > 1 ? sd : 0;
     args.split_k = cs.split_k;
     args.epilogue = epi;
+    DeviceBuffer<float> scales(std::vector<float>{sc.a, sc.b, sc.d}), amax(std::vector<float>{-1.0f});
+    if (sc.set) {
+      args.scale_a = scales.get();
+      args.scale_b = scales.get() + 1;
+      args.scale_d = scales.get() + 2;
+      if (sc.amax) args.amax_d = amax.get();
+    }
     gemm::Gemm<Cfg> op;
     std::size_t const ws_bytes = op.workspace_size(args);
     DeviceBuffer<char> ws(ws_bytes > 0 ? ws_bytes : 1);
@@ -145,6 +162,8 @@ class GemmCheck {
       return as_double(hb[cs.misalign + b * (batch > 1 ? sb : 0) + (Cfg::b_k_major ? j * ldb + kk : kk * ldb + j)]);
     };
     std::vector<int> bad_rows(std::size_t(m) * batch, 0);
+    std::vector<double> row_amax(std::size_t(m) * batch, 0.0);  // max |epilogue(...)| before scale_d
+    double const ab = double(sc.a) * sc.b, scale_d = sc.d;
     double const u_out = unit_roundoff<ED>();
     // Accumulation in float (or exact int32); tf32 inputs are rounded to 10 mantissa bits.
     double const u_acc = std::is_same_v<EA, float> ? std::ldexp(1.0, -10) : (std::is_integral_v<EA> ? 0.0 : std::ldexp(1.0, -22));
@@ -158,13 +177,14 @@ class GemmCheck {
             acc += p;
             mag += std::fabs(p);
           }
-          float const y = host_epi(float(acc), epilogue::Coord{i, j, b});
-          double const want = as_double(epilogue::convert_output<ED>(y));
+          float const y = host_epi(float(ab * acc), epilogue::Coord{i, j, b});
+          row_amax[std::size_t(r)] = std::max(row_amax[std::size_t(r)], std::fabs(double(y)));
+          double const want = as_double(epilogue::convert_output<ED>(float(scale_d * y)));
           std::int64_t const at = b * (batch > 1 ? sd : 0) +
                                   (cs.d_order == gemm::StorageOrder::kRowMajor ? i * ldd + j : j * ldd + i);
           double const have = as_double(got[std::size_t(at)]);
           // |error| <= output rounding + accumulation error carried through a Lipschitz-2 epilogue
-          double const tol = 2 * u_out * std::fabs(want) + 4 * u_acc * mag + 1e-6 + extra_tol;
+          double const tol = 2 * u_out * std::fabs(want) + std::fabs(scale_d) * (4 * u_acc * mag * ab + 1e-6) + extra_tol;
           if (!(std::fabs(have - want) <= tol)) ++bad_rows[std::size_t(r)];
         }
       }
@@ -182,6 +202,12 @@ class GemmCheck {
     }
     INFO("first wrong row " << first_bad);
     REQUIRE(bad == 0);
+    if (sc.set && sc.amax) {
+      double const want = *std::max_element(row_amax.begin(), row_amax.end());
+      double const have = amax.to_host()[0];
+      INFO("amax: device " << have << ", host " << want);
+      REQUIRE(std::fabs(have - want) <= 1e-3 * want + 1e-6);
+    }
     // Nothing outside D's elements was written: the padding keeps its poison.
     if (batch == 1) {
       std::int64_t const outer = cs.d_order == gemm::StorageOrder::kRowMajor ? m : n;

@@ -73,6 +73,9 @@ struct Params {
   int k_splits, k_tiles_per_split;
   float* partials;
   int* counters;
+  // Per-tensor scales (null: 1) and D's absolute maximum before scale_d (null: none; zero before).
+  float const *scale_a, *scale_b, *scale_d;
+  float* amax;
   typename Cfg::Epilogue epilogue;
 };
 
@@ -242,6 +245,7 @@ struct Kernel {
     int const row0 = ping_pong ? 0 : 64 * c;  // this consumer's first row in the tile
     char* const staging = smem + staging_offset + c * Buffers * buffer_bytes;
     int chunk = 0;  // epilogue chunks this consumer has staged: the next buffer is chunk % Buffers
+    Scaling scaling{(p.scale_a ? *p.scale_a : 1.0f) * (p.scale_b ? *p.scale_b : 1.0f), p.scale_d ? *p.scale_d : 1.0f, 0.0f};
     int turns = 0;  // ping-pong: turns waited for
     int pos = 0;    // the ring position of the unit's first k-tile
     for (int i = 0, w = work.first; w < work.total; ++i, w += work.grid) {
@@ -291,10 +295,24 @@ struct Kernel {
       if (thread == 0) release((pos - 1) % Stages);
       int const row_base = u.t.m * BM + row0;
       if (p.k_splits > 1 && !reduce_slices(p, acc, u, row_base, c, thread)) continue;  // not the last slice
-      store(p, acc, row_base, u.t.n * BN, u.batch, c, thread, staging, chunk);
+      store(p, acc, row_base, u.t.n * BN, u.batch, c, thread, staging, chunk, scaling);
     }
     if (p.tma_d && thread == 0) arch::sm90::tma_store_wait<0>();  // the buffers stay valid until read
+    if (p.amax != nullptr) {
+      // The warp's largest |value|, then one atomic per warp: non-negative floats order as their bits.
+      float m = scaling.amax;
+      TESSERA_UNROLL
+      for (int o = 16; o > 0; o /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+      if (thread % 32 == 0 && m > 0.0f) atomicMax(reinterpret_cast<int*>(p.amax), __float_as_int(m));
+    }
   }
+
+  // The scales the epilogue applies around the chain, and this thread's running |max| of D.
+  struct Scaling {
+    float ab;  // scale_a * scale_b, on the accumulators
+    float d;   // scale_d, on the chain's result
+    float amax;
+  };
 
   // Split-K across blocks. A slice other than the last writes this consumer's accumulators (rows
   // inside D only) to its slot, in fragment order, and counts itself done: false (no epilogue).
@@ -393,7 +411,7 @@ struct Kernel {
   };
 
   TESSERA_DEVICE static void store(Params<Cfg> const& p, typename Mma::Reg const (&acc)[MHalves][Mma::regs], int row_base,
-                                   int col_base, int batch, int c, int thread, char* staging, int& chunk) {
+                                   int col_base, int batch, int c, int thread, char* staging, int& chunk, Scaling& scaling) {
     int const warp = thread / 32, lane = thread % 32, g = lane / 4, q = lane % 4;
     bool const interior = row_base + Rows <= p.m && col_base + BN <= p.n;
     TESSERA_UNROLL
@@ -412,8 +430,9 @@ struct Kernel {
             // all be in flight at once (a branch per element made each wait for the last).
             bool const in = interior || (row < p.m && col + e < p.n);
             epilogue::Coord const at{min(row, p.m - 1), min(col + e, p.n - 1), batch};
-            float const y = p.epilogue(float(acc[mh][v + e]), at);
-            out[mh][k].v[e] = epilogue::convert_output<ED>(in ? y : 0.0f);
+            float const y = p.epilogue(scaling.ab * float(acc[mh][v + e]), at);
+            if (p.amax != nullptr) scaling.amax = fmaxf(scaling.amax, in ? fabsf(y) : 0.0f);
+            out[mh][k].v[e] = epilogue::convert_output<ED>(in ? scaling.d * y : 0.0f);
           }
         }
       if (p.tma_d) {

@@ -40,42 +40,43 @@ TESSERA_DEVICE inline void cluster_sync() {
 
 #undef TESSERA_CLUSTER_BODY
 
+namespace detail {
+// A launch configuration in clusters of cluster_x blocks along x (no attribute for 1).
+struct ClusterLaunch {
+  cudaLaunchConfig_t config{};
+  cudaLaunchAttribute attribute[1]{};
+  ClusterLaunch(dim3 grid, dim3 block, int smem, cudaStream_t stream, int cluster_x) {
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = std::size_t(smem);
+    config.stream = stream;
+    attribute[0].id = cudaLaunchAttributeClusterDimension;
+    attribute[0].val.clusterDim.x = unsigned(cluster_x);
+    attribute[0].val.clusterDim.y = 1;
+    attribute[0].val.clusterDim.z = 1;
+    config.attrs = attribute;
+    config.numAttrs = cluster_x > 1 ? 1 : 0;
+  }
+  ClusterLaunch(ClusterLaunch const&) = delete;  // config.attrs points into this object
+};
+}  // namespace detail
+
 // Launches kernel<<<grid, block, smem, stream>>>(args...) in clusters of cluster_x blocks along x
 // (a plain launch for 1). grid.x must be a multiple of cluster_x.
 template <class... Params, class... Args>
 cudaError_t launch_with_cluster(void (*kernel)(Params...), dim3 grid, dim3 block, int smem, cudaStream_t stream, int cluster_x,
                                 Args const&... args) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = std::size_t(smem);
-  config.stream = stream;
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeClusterDimension;
-  attribute[0].val.clusterDim.x = unsigned(cluster_x);
-  attribute[0].val.clusterDim.y = 1;
-  attribute[0].val.clusterDim.z = 1;
-  config.attrs = attribute;
-  config.numAttrs = cluster_x > 1 ? 1 : 0;
-  return cudaLaunchKernelEx(&config, kernel, Params(args)...);
+  detail::ClusterLaunch const launch(grid, block, smem, stream, cluster_x);
+  return cudaLaunchKernelEx(&launch.config, kernel, Params(args)...);
 }
 
 // How many clusters of cluster_x blocks of `kernel` (block threads, smem bytes each) the device can
 // run at once (0 where none fits); the multiprocessor count divided by cluster_x at best.
 template <class... Params>
 cudaError_t max_active_clusters(int& out, void (*kernel)(Params...), dim3 block, int smem, int cluster_x) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(unsigned(cluster_x));
-  config.blockDim = block;
-  config.dynamicSmemBytes = std::size_t(smem);
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeClusterDimension;
-  attribute[0].val.clusterDim.x = unsigned(cluster_x);
-  attribute[0].val.clusterDim.y = 1;
-  attribute[0].val.clusterDim.z = 1;
-  config.attrs = attribute;
-  config.numAttrs = 1;
-  return cudaOccupancyMaxActiveClusters(&out, kernel, &config);
+  detail::ClusterLaunch launch(dim3(unsigned(cluster_x)), block, smem, nullptr, cluster_x);
+  launch.config.numAttrs = 1;  // the query needs the cluster shape even for 1
+  return cudaOccupancyMaxActiveClusters(&out, kernel, &launch.config);
 }
 
 }  // namespace tessera::arch::sm90

@@ -37,3 +37,4 @@ using Fp8D8 = gemm::Config<arch::Sm90, float8_e4m3, RowMajor, float8_e4m3, Colum
                            gemm::BlockTile<128, 256, 128>, gemm::Warpgroups<2>, gemm::Stages<4>>;
 TESSERA_INSTANTIATE(Fp8)
 TESSERA_INSTANTIATE(Fp8D8)
+TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, ColumnMajor, RowMajor, gemm::ClusterShape<2, 1>>)  // NT

@@ -9,8 +9,8 @@
 // when the consumers of every block that received it have released it (remote arrivals).
 //
 // Warpgroup 0 is the producer: one thread walks the block's tiles and their k-tiles, and for each
-// waits for a free stage of one ring (its `empty` barrier), announces the stage's bytes on its
-// `full` barrier and issues the TMA copies of A's BM x BK and B's BN x BK boxes into it; the
+// waits for a free stage of one ring (pipeline::TmaPipeline: its `empty` barrier), announces the
+// stage's bytes on its `full` barrier and issues the TMA copies of A's BM x BK and B's BN x BK boxes into it; the
 // other warps of the group give their registers away (setmaxnreg). The ring runs across tiles, so
 // the next tile's first k-tiles arrive while the consumers run the epilogue.
 //
@@ -51,6 +51,7 @@
 #include "tessera/epilogue/chain.hpp"
 #include "tessera/epilogue/convert.hpp"
 #include "tessera/gemm/raster.hpp"
+#include "tessera/pipeline/tma_pipeline.hpp"
 #include "tessera/tile/smem_layout.hpp"
 #include "tessera/tile/wgmma_tile.hpp"
 
@@ -114,7 +115,8 @@ struct Kernel {
   static_assert(buffer_bytes % 1024 == 0 || sizeof(ED) == 1, "gemm::sm90: staging buffers must keep the swizzle alignment");
   static constexpr int staging_offset = Stages * stage_bytes;
   static constexpr int barrier_offset = staging_offset + Consumers * Buffers * buffer_bytes;
-  static constexpr int smem_bytes = barrier_offset + (2 * Stages + (ping_pong ? 2 : 0)) * 8;
+  using Pipe = pipeline::TmaPipeline<Stages, ClusterSize>;
+  static constexpr int smem_bytes = barrier_offset + Pipe::barrier_bytes + (ping_pong ? 2 : 0) * 8;
 
   // Registers after reallocation: the producer gives up what the consumers take (file: 64K).
   // 48 for the producer: with both operands MN-major and a cluster (NT, 2 x 1) its box loops and
@@ -166,25 +168,18 @@ struct Kernel {
     int const tid = threadIdx.x;
     int const warpgroup = tid / 128;
     std::uint64_t* const bars = reinterpret_cast<std::uint64_t*>(smem + barrier_offset);
-    auto full = [&](int s) { return arch::smem_address(bars + s); };
-    auto empty = [&](int s) { return arch::smem_address(bars + Stages + s); };
+    Pipe const pipe(bars);
     auto turn = [&](int c) { return arch::smem_address(bars + 2 * Stages + c); };
     int const rank = ClusterSize > 1 ? arch::sm90::cluster_ctarank() : 0;
     int const rank_m = rank % ClusterM, rank_n = rank / ClusterM;  // this block's tile in its cluster's
     if (tid == 0) {
       arch::sm90::tma_prefetch_descriptor(&p.map_a);
       arch::sm90::tma_prefetch_descriptor(&p.map_b);
-      for (int s = 0; s < Stages; ++s) {
-        arch::mbarrier_init(full(s), 1);  // the producer's arrival (+ the bytes, from every loader)
-        // The consumers of that k-tile in every block of the cluster (each block's loads write the
-        // stage in all the blocks that share them).
-        arch::mbarrier_init(empty(s), (ping_pong ? 1 : Consumers) * ClusterSize);
-      }
       if constexpr (ping_pong) {
         arch::mbarrier_init(turn(0), 1);
         arch::mbarrier_init(turn(1), 1);
       }
-      arch::fence_mbarrier_init();
+      pipe.init(ping_pong ? 1 : Consumers);  // a stage is read by every consumer, or by one in ping-pong
     }
     if constexpr (ClusterSize > 1) arch::sm90::cluster_sync();  // the cluster's barriers are initialized
     else __syncthreads();
@@ -192,10 +187,10 @@ struct Kernel {
     Work const work(p, rank_m, rank_n);
     if (warpgroup == 0) {
       arch::sm90::setmaxnreg_dec<producer_registers>();
-      produce(p, smem, tid, work, full, empty);
+      produce(p, smem, tid, work, pipe);
     } else {
       arch::sm90::setmaxnreg_inc<consumer_registers>();
-      consume(p, smem, tid, work, full, empty, turn);
+      consume(p, smem, tid, work, pipe, turn);
     }
     // No block of a cluster leaves while another may still write its shared memory or barriers.
     if constexpr (ClusterSize > 1) {
@@ -205,8 +200,7 @@ struct Kernel {
   }
 
   // The producer: thread 0 walks the block's tiles and their k-tiles over the ring of stages.
-  template <class Full, class Empty>
-  TESSERA_DEVICE static void produce(Params<Cfg> const& p, char* smem, int tid, Work const& work, Full full, Empty empty) {
+  TESSERA_DEVICE static void produce(Params<Cfg> const& p, char* smem, int tid, Work const& work, Pipe const& pipe) {
     // The blocks sharing A's tile (this cluster row) and B's (this cluster column).
     int const rank_m = work.rank_m, rank_n = work.rank_n;
     std::uint16_t a_mask = 0, b_mask = 0;
@@ -219,31 +213,19 @@ struct Kernel {
         TileCoord const t = u.t;
         int const batch = u.batch;
         for (int kt = u.kt0; kt < u.kt1; ++kt, ++pos) {
-          int const s = pos % Stages;
-          if (pos >= Stages) arch::mbarrier_wait(empty(s), ((pos / Stages) - 1) & 1);
-          arch::mbarrier_arrive_expect_tx(full(s), stage_bytes);
-          char* const stage = smem + s * stage_bytes;
-          load<Cfg::a_k_major, BM, ClusterN>(stage, &p.map_a, kt * BK, t.m * BM, batch, full(s), rank_n, a_mask);
-          load<Cfg::b_k_major, BN, ClusterM>(stage + bytes_a, &p.map_b, kt * BK, t.n * BN, batch, full(s), rank_m, b_mask);
+          std::uint32_t const full = pipe.producer_acquire(pos, stage_bytes);
+          char* const stage = smem + pos % Stages * stage_bytes;
+          load<Cfg::a_k_major, BM, ClusterN>(stage, &p.map_a, kt * BK, t.m * BM, batch, full, rank_n, a_mask);
+          load<Cfg::b_k_major, BN, ClusterM>(stage + bytes_a, &p.map_b, kt * BK, t.n * BN, batch, full, rank_m, b_mask);
         }
       }
     }
   }
 
   // The consumers (see the top of the file).
-  template <class Full, class Empty, class Turn>
-  TESSERA_DEVICE static void consume(Params<Cfg> const& p, char* smem, int tid, Work const& work, Full full, Empty empty,
-                                     Turn turn) {
+  template <class Turn>
+  TESSERA_DEVICE static void consume(Params<Cfg> const& p, char* smem, int tid, Work const& work, Pipe const& pipe, Turn turn) {
     int const c = tid / 128 - 1, thread = tid % 128;
-    // Frees stage s in every block of the cluster (all of them write it).
-    auto release = [&](int s) {
-      if constexpr (ClusterSize == 1) {
-        arch::mbarrier_arrive(empty(s));
-      } else {
-        TESSERA_UNROLL
-        for (int r = 0; r < ClusterSize; ++r) arch::mbarrier_arrive_cluster(empty(s), std::uint32_t(r));
-      }
-    };
     int const row0 = ping_pong ? 0 : 64 * c;  // this consumer's first row in the tile
     char* const staging = smem + staging_offset + c * Buffers * buffer_bytes;
     int chunk = 0;  // epilogue chunks this consumer has staged: the next buffer is chunk % Buffers
@@ -266,9 +248,8 @@ struct Kernel {
         TESSERA_UNROLL
         for (int r = 0; r < Mma::regs; ++r) acc[h][r] = 0;
       for (int kt = u.kt0; kt < u.kt1; ++kt, ++pos) {
-        int const s = pos % Stages;
-        arch::mbarrier_wait(full(s), (pos / Stages) & 1);
-        char* const stage = smem + s * stage_bytes;
+        pipe.consumer_wait(pos);
+        char* const stage = smem + pos % Stages * stage_bytes;
         arch::sm90::wgmma_fence();
         TESSERA_UNROLL
         for (int ks = 0; ks < KSteps; ++ks) {
@@ -285,7 +266,7 @@ struct Kernel {
         arch::sm90::wgmma_wait_group<1>();  // k-tile kt - 1's wgmma are done: its stage is free
         TESSERA_UNROLL
         for (int h = 0; h < MHalves; ++h) arch::sm90::wgmma_fence_operands(acc[h]);
-        if (kt > u.kt0 && thread == 0) release((pos - 1) % Stages);
+        if (kt > u.kt0 && thread == 0) pipe.consumer_release(pos - 1);
       }
       // Ping-pong: the whole mainloop is issued, the other consumer may queue its own behind it.
       if constexpr (ping_pong) {
@@ -294,7 +275,7 @@ struct Kernel {
       arch::sm90::wgmma_wait_group<0>();
       TESSERA_UNROLL
       for (int h = 0; h < MHalves; ++h) arch::sm90::wgmma_fence_operands(acc[h]);
-      if (thread == 0) release((pos - 1) % Stages);
+      if (thread == 0) pipe.consumer_release(pos - 1);
       int const row_base = u.t.m * BM + row0;
       if (p.k_splits > 1 && !reduce_slices(p, acc, u, row_base, c, thread)) continue;  // not the last slice
       store(p, acc, row_base, u.t.n * BN, u.batch, c, thread, staging, chunk, scaling);

@@ -10,9 +10,9 @@
 //
 // Warpgroup 0 is the producer: one thread walks the block's tiles and their k-tiles, and for each
 // waits for a free stage of one ring (pipeline::TmaPipeline: its `empty` barrier), announces the
-// stage's bytes on its `full` barrier and issues the TMA copies of A's BM x BK and B's BN x BK boxes into it; the
-// other warps of the group give their registers away (setmaxnreg). The ring runs across tiles, so
-// the next tile's first k-tiles arrive while the consumers run the epilogue.
+// stage's bytes on its `full` barrier and issues the TMA copies of A's BM x BK and B's BN x BK
+// boxes into it; the other warps of the group give their registers away (setmaxnreg). The ring
+// runs across tiles, so the next tile's first k-tiles arrive while the consumers run the epilogue.
 //
 // The consumers (Warpgroups<C, Schedule>):
 //   Cooperative: every consumer works on every tile, 64 rows each: per k-tile it waits on `full`,

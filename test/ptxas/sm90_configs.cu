@@ -30,3 +30,4 @@ TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Coope
 TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4, BiasGelu, gemm::Cooperative, RowMajor, ColumnMajor, gemm::ClusterShape<2, 1>>)
 TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, RowMajor, ColumnMajor, gemm::ClusterShape<1, 2>>)
 TESSERA_INSTANTIATE(Tn<bfloat16, 64, 256, 2, 4, epilogue::Identity, gemm::PingPong, RowMajor, ColumnMajor, gemm::ClusterShape<2, 1>>)
+TESSERA_INSTANTIATE(Tn<bfloat16, 64, 128, 1, 8>)  // the decode bench's single-consumer config

@@ -250,8 +250,9 @@ class Gemm {
 
   // The sm90 kernel's tiles: the tile grid padded to whole clusters, times the batch entries.
   static std::size_t sm90_padded_tiles(Args const& args) {
-    return std::size_t(tiles(tiles(args.m, Cfg::BM), Cfg::cluster_m)) * Cfg::cluster_m * std::size_t(tiles(tiles(args.n, Cfg::BN), Cfg::cluster_n)) *
-           Cfg::cluster_n * std::size_t(args.batch_count);
+    sm90::WorkGrid const g{tiles(args.m, Cfg::BM), tiles(args.n, Cfg::BN), args.batch_count, 0, 1, 0, 8, Cfg::cluster_m,
+                           Cfg::cluster_n};
+    return std::size_t(g.padded_tiles());
   }
   // Its split-K counters, one per tile and consumer part, after the slots (16-byte multiple).
   static std::size_t sm90_counter_bytes(std::size_t padded_tiles) {

@@ -51,6 +51,7 @@
 #include "tessera/epilogue/chain.hpp"
 #include "tessera/epilogue/convert.hpp"
 #include "tessera/gemm/raster.hpp"
+#include "tessera/gemm/sm90/work.hpp"
 #include "tessera/pipeline/tma_pipeline.hpp"
 #include "tessera/tile/smem_layout.hpp"
 #include "tessera/tile/wgmma_tile.hpp"
@@ -126,42 +127,21 @@ struct Kernel {
   static_assert(128 * producer_registers + Consumers * 128 * consumer_registers <= 65536,
                 "gemm::sm90: the register split exceeds the register file");
 
-  // A unit of work: k-tiles [kt0, kt1) (slice `slice` of K) of this block's tile t of a batch entry.
-  struct Unit {
-    TileCoord t;
-    int batch, slice, kt0, kt1;
-    int tile_id;  // among all tiles of all batch entries (past the grid too): split-K's slots
-  };
-
-  // The work: cluster tiles of ClusterM x ClusterN tiles in the grouped raster's order, times K
-  // slices, walked by the grid's clusters (a cluster's blocks take one unit together, each its own
-  // tile of the cluster tile). A block whose tile lies past the tile grid (odd tile counts)
-  // computes zeros and stores nothing, but loads its part of the shared operand for its partner.
+  // This block's work (gemm/sm90/work.hpp): the work grid, the grid's clusters and this block's
+  // first item and rank in its cluster.
+  using Unit = WorkUnit;
   struct Work {
-    int ctiles_m, ctiles_n, tiles, total, k_tiles, grid, first, rank_m, rank_n;
+    WorkGrid g;
+    int total, grid, first, rank_m, rank_n;
     TESSERA_DEVICE Work(Params<Cfg> const& p, int rm, int rn)
-        : ctiles_m((p.tiles_m + ClusterM - 1) / ClusterM),
-          ctiles_n((p.tiles_n + ClusterN - 1) / ClusterN),
-          tiles(ctiles_m * ctiles_n),
-          total(tiles * p.batch_count * p.k_splits),
-          k_tiles((p.k + BK - 1) / BK),
+        : g{p.tiles_m, p.tiles_n, p.batch_count, (p.k + BK - 1) / BK, p.k_splits, p.k_tiles_per_split, p.raster_group, ClusterM,
+            ClusterN},
+          total(g.total()),
           grid(int(gridDim.x) / ClusterSize),
           first(int(blockIdx.x) / ClusterSize),
           rank_m(rm),
           rank_n(rn) {}
-    // Work item `w` (first, first + grid, ...): slices of a tile are neighbours, so they run at once.
-    TESSERA_DEVICE Unit unit(Params<Cfg> const& p, int w) const {
-      int const tile_work = w / p.k_splits, slice = w % p.k_splits;
-      TileCoord const ct = raster(tile_work % tiles, ctiles_m, ctiles_n, p.raster_group);
-      Unit u;
-      u.t = TileCoord{ct.m * ClusterM + rank_m, ct.n * ClusterN + rank_n};
-      u.batch = tile_work / tiles;
-      u.slice = slice;
-      u.kt0 = slice * p.k_tiles_per_split;
-      u.kt1 = min(k_tiles, u.kt0 + p.k_tiles_per_split);
-      u.tile_id = (u.batch * ctiles_m * ClusterM + u.t.m) * (ctiles_n * ClusterN) + u.t.n;
-      return u;
-    }
+    TESSERA_DEVICE Unit unit(Params<Cfg> const&, int w) const { return g.unit(w, rank_m, rank_n); }
   };
 
   TESSERA_DEVICE static void run(Params<Cfg> const& p, char* smem) {

@@ -1,0 +1,55 @@
+// The persistent sm90 kernel's work decomposition, plain arithmetic so that the host tests it:
+// cluster tiles of ClusterM x ClusterN output tiles in the grouped raster's order (gemm/raster.hpp),
+// times batch entries, times K slices (split-K). Work item w is slice w % k_splits of cluster tile
+// w / k_splits, so a tile's slices are neighbours and run at once. The grid's clusters take items
+// first, first + clusters, ...; the blocks of a cluster take the same item, each the tile of its
+// rank (rank_m, rank_n) in the cluster tile. Tiles past the tile grid (odd tile counts) are items
+// too: their blocks compute zeros, store nothing, and load their part of the shared operand.
+//
+//   WorkGrid const g{tiles_m, tiles_n, batch_count, k_tiles, k_splits, k_tiles_per_split, 8, 2, 1};
+//   for (int w = first; w < g.total(); w += clusters) { WorkUnit const u = g.unit(w, rank_m, rank_n); ... }
+#pragma once
+
+#include "tessera/core/config.hpp"
+#include "tessera/gemm/raster.hpp"
+
+namespace tessera::gemm::sm90 {
+
+// One work item of one block: k-tiles [kt0, kt1) (slice `slice`) of tile t of a batch entry.
+struct WorkUnit {
+  TileCoord t;
+  int batch, slice, kt0, kt1;
+  int tile_id;  // among all tiles (padded to whole clusters) of all batch entries: split-K's slots
+};
+
+struct WorkGrid {
+  int tiles_m, tiles_n, batch_count;
+  int k_tiles, k_splits, k_tiles_per_split;
+  int raster_group;
+  int cluster_m, cluster_n;
+
+  TESSERA_HD constexpr int ctiles_m() const { return (tiles_m + cluster_m - 1) / cluster_m; }
+  TESSERA_HD constexpr int ctiles_n() const { return (tiles_n + cluster_n - 1) / cluster_n; }
+  // Work items in all: cluster tiles x batch entries x slices.
+  TESSERA_HD constexpr int total() const { return ctiles_m() * ctiles_n() * batch_count * k_splits; }
+  // Tiles padded to whole clusters, times batch entries: the range of tile_id.
+  TESSERA_HD constexpr int padded_tiles() const {
+    return ctiles_m() * cluster_m * ctiles_n() * cluster_n * batch_count;
+  }
+
+  TESSERA_HD constexpr WorkUnit unit(int w, int rank_m, int rank_n) const {
+    int const tiles = ctiles_m() * ctiles_n();
+    int const tile_work = w / k_splits, slice = w % k_splits;
+    TileCoord const ct = raster(tile_work % tiles, ctiles_m(), ctiles_n(), raster_group);
+    WorkUnit u{};
+    u.t = TileCoord{ct.m * cluster_m + rank_m, ct.n * cluster_n + rank_n};
+    u.batch = tile_work / tiles;
+    u.slice = slice;
+    u.kt0 = slice * k_tiles_per_split;
+    u.kt1 = u.kt0 + k_tiles_per_split < k_tiles ? u.kt0 + k_tiles_per_split : k_tiles;
+    u.tile_id = (u.batch * ctiles_m() * cluster_m + u.t.m) * (ctiles_n() * cluster_n) + u.t.n;
+    return u;
+  }
+};
+
+}  // namespace tessera::gemm::sm90

@@ -24,12 +24,13 @@ for r in barrier wait long_scoreboard short_scoreboard math_pipe_throttle mio_th
 done
 rep=$(mktemp -d)/report
 ncu --clock-control none --print-kernel-base mangled -k "regex:$kernel" --launch-skip 5 --launch-count 1 \
-  --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section SourceCounters \
+  --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section WarpStateStats \
+  --section SourceCounters \
   --import-source no \
   --metrics "${stalls}sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed,lts__t_sectors.avg.pct_of_peak_sustained_elapsed" \
   -o "$rep" "$build/bench/$bench" --benchmark_filter="$filter" --benchmark_repetitions=1 > "$out/$tag-run.txt" 2>&1 ||
   { tail -30 "$out/$tag-run.txt"; exit 1; }
 ncu --import "$rep.ncu-rep" --page details > "$out/$tag.txt" 2>&1
 ncu --import "$rep.ncu-rep" --page source --print-source sass --csv > "$out/$tag-sass.csv" 2>&1 || true
-grep -E 'stalled|tensor_op|bank_conflicts|wavefronts|lts__t|Duration|SM Frequency|Executed Ipc A|Issue Slots' "$out/$tag.txt" |
+grep -E 'stalled|tensor_op|bank_conflicts|wavefronts|lts__t|Duration|SM Frequency|Executed Ipc A|Issue Slots|Shared Memory|Mem Pipes Busy|L1/TEX Hit|Mem Busy' "$out/$tag.txt" |
   sed -E 's/smsp__average_warps_issue_stalled_(.*)_per_issue_active.ratio/stall \1/' | awk '{$1=$1; print}'

@@ -119,13 +119,13 @@ struct Kernel {
   using Pipe = pipeline::TmaPipeline<Stages, ClusterSize>;
   static constexpr int smem_bytes = barrier_offset + Pipe::barrier_bytes + (ping_pong ? 2 : 0) * 8;
 
-  // Registers after reallocation: the producer gives up what the consumers take (file: 64K).
-  // 48 for the producer: with both operands MN-major and a cluster (NT, 2 x 1) its box loops and
-  // multicast masks spilled at 40.
-  static constexpr int producer_registers = 48;
+  // Registers after reallocation: the producer gives up what the consumers take. setmaxnreg.inc
+  // waits until the block's own pool (168 x 384 registers at launch for two consumers) has them, so
+  // the split must fit that pool, not the 64K file: 40 + 2 x 232 does; 48 + 2 x 232 hangs.
+  static constexpr int producer_registers = 40;
   static constexpr int consumer_registers = Consumers == 1 ? 256 : 232;
-  static_assert(128 * producer_registers + Consumers * 128 * consumer_registers <= 65536,
-                "gemm::sm90: the register split exceeds the register file");
+  static_assert(128 * producer_registers + Consumers * 128 * consumer_registers <= (Consumers == 1 ? 65280 : 64512),
+                "gemm::sm90: the register split exceeds the block's registers at launch (setmaxnreg would wait forever)");
 
   // This block's work (gemm/sm90/work.hpp): the work grid, the grid's clusters and this block's
   // first item and rank in its cluster.
@@ -350,8 +350,9 @@ struct Kernel {
       copy(dst + part * part_rows * 128, k0, mn0 + part * part_rows);
     } else {
       static_assert(part_rows % 64 == 0, "gemm::sm90: an MN-major operand is shared in whole 64-row blocks");
+      int const j0 = part * (part_rows / 64);  // a fixed trip count: unrolled, no loop registers
       TESSERA_UNROLL
-      for (int j = part * part_rows / 64; j < (part + 1) * part_rows / 64; ++j) copy(dst + j * 64 * 128, mn0 + 64 * j, k0);
+      for (int j = 0; j < part_rows / 64; ++j) copy(dst + (j0 + j) * 64 * 128, mn0 + 64 * (j0 + j), k0);
     }
   }
 

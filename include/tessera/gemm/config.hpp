@@ -200,7 +200,7 @@ struct Config {
       }
       if (BN < 32 || BN > 256 || BN % 32 != 0) return ConfigError::kWarpgroupsTileN;
       if (BK * int(sizeof(ElementA)) != 128) return ConfigError::kWarpgroupsTileK;
-      if (stages < 2 || stages > 8) return ConfigError::kWarpgroupsStages;
+      if (stages < 2 || stages > 16) return ConfigError::kWarpgroupsStages;
       // A cluster of two splits the shared operand's tile in halves: whole 64-row blocks where it
       // is MN-major.
       if (cluster_m < 1 || cluster_n < 1 || cluster_m * cluster_n > 2) return ConfigError::kCluster;
@@ -277,7 +277,7 @@ struct Config {
                 "multicasts halves of the shared operand's tile (whole 64-row blocks of an MN-major one); use "
                 "ClusterShape<2, 1> or <1, 2>, with BlockTile N (2 x 1, row-major B) or M (1 x 2, column-major A) of 128 "
                 "or 256");
-  static_assert(error != ConfigError::kWarpgroupsStages, "gemm::Config: the sm90 kernel takes 2 to 8 Stages; use Stages<4>");
+  static_assert(error != ConfigError::kWarpgroupsStages, "gemm::Config: the sm90 kernel takes 2 to 16 Stages; use Stages<4>");
   static_assert(error != ConfigError::kSharedMemory,
                 "gemm::Config: the pipeline needs more shared memory than a block may have; use fewer Stages or a "
                 "smaller BlockTile");

@@ -27,7 +27,7 @@ namespace tessera::pipeline {
 
 template <int Stages, int ClusterSize = 1>
 class TmaPipeline {
-  static_assert(Stages >= 2 && Stages <= 8, "pipeline::TmaPipeline: Stages must be 2 to 8; use 4");
+  static_assert(Stages >= 2 && Stages <= 16, "pipeline::TmaPipeline: Stages must be 2 to 16; use 4");
   static_assert(ClusterSize >= 1 && ClusterSize <= 16, "pipeline::TmaPipeline: a cluster has 1 to 16 blocks");
 
  public:

@@ -378,52 +378,40 @@ struct Kernel {
                                    int col_base, int batch, int c, int thread, char* staging, int& chunk, Scaling& scaling) {
     int const warp = thread / 32, lane = thread % 32, g = lane / 4, q = lane % 4;
     bool const interior = row_base + Rows <= p.m && col_base + BN <= p.n;
-    // The chain runs on Group chunks, then those are stored: the stages' loads (a bias, a residual)
-    // of a group are in flight together rather than one chunk's behind each staging barrier (with
-    // two warps per scheduler their latency is not hidden). 64 values a thread per group: more
-    // spill with a bias and GELU.
-    constexpr int Chunks = BN / EpiCols, Group = Chunks % (4 / MHalves) == 0 ? 4 / MHalves : 1;
     TESSERA_UNROLL
-    for (int ch0 = 0; ch0 < Chunks; ch0 += Group) {
-      Pair out[Group][MHalves][8];
+    for (int ch = 0; ch < BN / EpiCols; ++ch, ++chunk) {
+      Pair out[MHalves][8];
       TESSERA_UNROLL
-      for (int gi = 0; gi < Group; ++gi) {
+      for (int mh = 0; mh < MHalves; ++mh)
         TESSERA_UNROLL
-        for (int mh = 0; mh < MHalves; ++mh)
+        for (int k = 0; k < 8; ++k) {
+          int const v = 16 * ch + 2 * k;
+          int const row = row_base + 64 * mh + 16 * warp + g + 8 * (k % 2), col = col_base + 8 * (v / 4) + 2 * q;
           TESSERA_UNROLL
-          for (int k = 0; k < 8; ++k) {
-            int const v = 16 * (ch0 + gi) + 2 * k;
-            int const row = row_base + 64 * mh + 16 * warp + g + 8 * (k % 2), col = col_base + 8 * (v / 4) + 2 * q;
-            TESSERA_UNROLL
-            for (int e = 0; e < 2; ++e) {
-              // Branch-free: an output outside D is evaluated at the nearest coordinate inside it
-              // (its stages read operands in bounds) and the result dropped, so that the loads can
-              // all be in flight at once (a branch per element made each wait for the last).
-              bool const in = interior || (row < p.m && col + e < p.n);
-              epilogue::Coord const at{min(row, p.m - 1), min(col + e, p.n - 1), batch};
-              float const y = p.epilogue(scaling.ab * float(acc[mh][v + e]), at);
-              if (p.amax != nullptr) scaling.amax = fmaxf(scaling.amax, in ? fabsf(y) : 0.0f);
-              out[gi][mh][k].v[e] = epilogue::convert_output<ED>(in ? scaling.d * y : 0.0f);
-            }
+          for (int e = 0; e < 2; ++e) {
+            // Branch-free: an output outside D is evaluated at the nearest coordinate inside it (its
+            // stages read operands in bounds) and the result dropped; the loads of a chunk can then
+            // all be in flight at once (a branch per element made each wait for the last).
+            bool const in = interior || (row < p.m && col + e < p.n);
+            epilogue::Coord const at{min(row, p.m - 1), min(col + e, p.n - 1), batch};
+            float const y = p.epilogue(scaling.ab * float(acc[mh][v + e]), at);
+            if (p.amax != nullptr) scaling.amax = fmaxf(scaling.amax, in ? fabsf(y) : 0.0f);
+            out[mh][k].v[e] = epilogue::convert_output<ED>(in ? scaling.d * y : 0.0f);
           }
-      }
-      TESSERA_UNROLL
-      for (int gi = 0; gi < Group; ++gi, ++chunk) {
-        int const ch = ch0 + gi;
-        if (p.tma_d) {
-          char* const buffer = staging + (chunk % Buffers) * buffer_bytes;
-          stage(out[gi], buffer, warp, lane);
-          arch::sm90::fence_proxy_async_shared();
-          // At most Buffers - 2 stores in flight: the buffer the next chunk writes is read.
-          if (thread == 0) arch::sm90::tma_store_wait_read<Buffers - 2>();
-          arch::sm90::named_barrier_sync(2 + c, 128);
-          if (thread == 0) {
-            arch::sm90::tma_store_3d(&p.map_d, col_base + EpiCols * ch, row_base, batch, arch::smem_address(buffer));
-            arch::sm90::tma_store_commit();
-          }
-        } else {
-          store_direct(p, out[gi], row_base + 16 * warp + g, col_base + EpiCols * ch + 2 * q, batch, interior);
         }
+      if (p.tma_d) {
+        char* const buffer = staging + (chunk % Buffers) * buffer_bytes;
+        stage(out, buffer, warp, lane);
+        arch::sm90::fence_proxy_async_shared();
+        // At most Buffers - 2 stores in flight: the buffer the next chunk writes is read.
+        if (thread == 0) arch::sm90::tma_store_wait_read<Buffers - 2>();
+        arch::sm90::named_barrier_sync(2 + c, 128);
+        if (thread == 0) {
+          arch::sm90::tma_store_3d(&p.map_d, col_base + EpiCols * ch, row_base, batch, arch::smem_address(buffer));
+          arch::sm90::tma_store_commit();
+        }
+      } else {
+        store_direct(p, out, row_base + 16 * warp + g, col_base + EpiCols * ch + 2 * q, batch, interior);
       }
     }
   }

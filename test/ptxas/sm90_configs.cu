@@ -38,4 +38,6 @@ using Fp8D8 = gemm::Config<arch::Sm90, float8_e4m3, RowMajor, float8_e4m3, Colum
 TESSERA_INSTANTIATE(Fp8)
 TESSERA_INSTANTIATE(Fp8D8)
 TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, ColumnMajor, RowMajor, gemm::ClusterShape<2, 1>>)  // NT
-TESSERA_INSTANTIATE(Tn<bfloat16, 64, 128, 1, 8>)  // the decode bench's single-consumer config
+TESSERA_INSTANTIATE(Tn<bfloat16, 64, 128, 1, 8>)  // the decode bench's single-consumer configs
+TESSERA_INSTANTIATE(Tn<bfloat16, 64, 64, 1, 12>)
+TESSERA_INSTANTIATE(Tn<bfloat16, 64, 32, 1, 16>)

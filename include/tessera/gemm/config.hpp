@@ -24,6 +24,7 @@
 #include "tessera/atom/mma_sm80.hpp"
 #include "tessera/core/matrix_layout.hpp"
 #include "tessera/core/numeric_types.hpp"
+#include "tessera/gemm/config_check.hpp"
 #include "tessera/epilogue/chain.hpp"
 #include "tessera/tile/mma_tile.hpp"
 
@@ -104,35 +105,7 @@ struct WarpPolicy<Warpgroups<C, S, Cl>> {
 
 template <class T>
 inline constexpr bool fp8_type = std::is_same_v<T, float8_e4m3> || std::is_same_v<T, float8_e5m2>;
-// The sm90 kernel's operands: bf16 or f16 pairs, or fp8 (e4m3 / e5m2, any pairing), into float.
-template <class A, class B, class Acc>
-inline constexpr bool wgmma_types = std::is_same_v<Acc, float> && ((std::is_same_v<A, B> && (std::is_same_v<A, bfloat16> ||
-                                                                                            std::is_same_v<A, half>)) ||
-                                                                   (fp8_type<A> && fp8_type<B>));
 }  // namespace detail
-
-enum class ConfigError {
-  kNone,
-  kArch,
-  kLayoutTags,
-  kNoAtom,
-  kTileM,
-  kTileN,
-  kTileK,
-  kTileKSteps,
-  kStages,
-  kSharedMemory,
-  kEpilogueStaging,
-  kWarpgroupsArch,
-  kWarpgroupsLayout,
-  kWarpgroupsTypes,
-  kWarpgroupsTileM,
-  kWarpgroupsTileN,
-  kWarpgroupsTileK,
-  kWarpgroupsStages,
-  kPingPongTile,
-  kCluster,
-};
 
 template <class Arch_, class ElementA_, class LayoutA_, class ElementB_, class LayoutB_, class ElementD_,
           class ElementAccumulator_, class Tile_, class Warps_, class Stages_, class Epilogue_ = epilogue::Identity>
@@ -159,128 +132,60 @@ struct Config {
   // A is K-major when row-major; B is K-major when column-major (B(k, n) at n * ldb + k).
   static constexpr bool a_k_major = std::is_same_v<LayoutA, RowMajor>;
   static constexpr bool b_k_major = std::is_same_v<LayoutB, ColumnMajor>;
+  // This Config as plain values (gemm/config_check.hpp): its checks and its sizes.
+  static constexpr ConfigSpec spec = [] {
+    ConfigSpec c;
+    if constexpr (std::is_same_v<Arch, arch::Sm80> || std::is_same_v<Arch, arch::Sm90>) c.arch_cc = Arch::cc;
+    c.layouts_known = is_matrix_layout_v<LayoutA> && is_matrix_layout_v<LayoutB>;
+    c.a_k_major = a_k_major;
+    c.b_k_major = b_k_major;
+    c.a = dtype_of<ElementA>;
+    c.b = dtype_of<ElementB>;
+    c.d = dtype_of<ElementD>;
+    c.acc = dtype_of<ElementAccumulator>;
+    c.bm = BM;
+    c.bn = BN;
+    c.bk = BK;
+    c.warps_m = warp_specialized ? 0 : warps_m;
+    c.warps_n = warp_specialized ? 0 : warps_n;
+    c.consumers = consumer_warpgroups;
+    c.ping_pong = ping_pong;
+    c.cluster_m = cluster_m;
+    c.cluster_n = cluster_n;
+    c.stages = stages;
+    return c;
+  }();
   // The wgmma kernel's epilogue: each consumer rotates through this many buffers of 32 columns of
   // its rows of D (4 for types up to 16 bits, 2 for wider ones), apart from the stages, which hold
   // the next tile's k-tiles by then.
-  static constexpr int epilogue_buffers_sm90 = sizeof(ElementD) >= 4 ? 2 : 4;
-  static constexpr int epilogue_staging_bytes_sm90 =
-      warp_specialized ? (ping_pong ? 2 : 1) * BM * 32 * int(sizeof(ElementD)) * epilogue_buffers_sm90 : 0;
+  static constexpr int epilogue_buffers_sm90 = gemm::epilogue_buffers_sm90(spec);
+  static constexpr int epilogue_staging_bytes_sm90 = gemm::epilogue_staging_bytes_sm90(spec);
   // The stages (and, for the wgmma kernel, a full and an empty barrier per stage, the epilogue
   // staging and, for ping-pong, two turn barriers).
-  static constexpr int smem_bytes = stages * (BM * BK * int(sizeof(ElementA)) + BN * BK * int(sizeof(ElementB))) +
-                                    (warp_specialized ? 16 * stages + epilogue_staging_bytes_sm90 : 0) + (ping_pong ? 16 : 0);
+  static constexpr int smem_bytes = gemm::smem_bytes(spec);
 
- private:
-  // The epilogue stages each warp's float accumulators through the pipeline's shared memory, in
-  // rounds of atom rows: halving the rows per round while the atom rows divide evenly
-  // (gemm/sm80/kernel.hpp). The bytes of the smallest round it can make, all warps together.
-  template <class Traits>
-  static constexpr int epilogue_staging_bytes() {
-    int const warp_m = BM / warps_m, warp_n = BN / warps_n, atoms = warp_m / Traits::M;
-    int rounds = 1;
-    while (atoms % (2 * rounds) == 0) rounds *= 2;
-    return warps_m * warps_n * (warp_m / rounds) * (warp_n + 8) * 4;
-  }
-
-  static constexpr ConfigError first_error() {
-    if constexpr (!std::is_same_v<Arch, arch::Sm80> && !std::is_same_v<Arch, arch::Sm90>) {
-      return ConfigError::kArch;
-    } else if constexpr (!is_matrix_layout_v<LayoutA> || !is_matrix_layout_v<LayoutB>) {
-      return ConfigError::kLayoutTags;
-    } else if constexpr (warp_specialized) {
-      if (!std::is_same_v<Arch, arch::Sm90>) return ConfigError::kWarpgroupsArch;
-      if ((!a_k_major || !b_k_major) && (sizeof(ElementA) != 2 || BM % 64 != 0 || BN % 64 != 0))
-        return ConfigError::kWarpgroupsLayout;
-      if (!detail::wgmma_types<ElementA, ElementB, ElementAccumulator>) return ConfigError::kWarpgroupsTypes;
-      if (ping_pong) {
-        if (consumer_warpgroups != 2 || (BM != 64 && BM != 128)) return ConfigError::kPingPongTile;
-        if (BN % 32 != 0 || BM / 64 * BN / 2 > 128) return ConfigError::kPingPongTile;
-      } else if (consumer_warpgroups < 1 || consumer_warpgroups > 2 || BM != 64 * consumer_warpgroups) {
-        return ConfigError::kWarpgroupsTileM;
-      }
-      if (BN < 32 || BN > 256 || BN % 32 != 0) return ConfigError::kWarpgroupsTileN;
-      if (BK * int(sizeof(ElementA)) != 128) return ConfigError::kWarpgroupsTileK;
-      if (stages < 2 || stages > 16) return ConfigError::kWarpgroupsStages;
-      // A cluster of two splits the shared operand's tile in halves: whole 64-row blocks where it
-      // is MN-major.
-      if (cluster_m < 1 || cluster_n < 1 || cluster_m * cluster_n > 2) return ConfigError::kCluster;
-      if (cluster_m == 2 && !b_k_major && BN % 128 != 0) return ConfigError::kCluster;
-      if (cluster_n == 2 && !a_k_major && BM % 128 != 0) return ConfigError::kCluster;
-      if (smem_bytes > Arch::max_smem_per_block) return ConfigError::kSharedMemory;
-      return ConfigError::kNone;
-    } else if constexpr (std::is_void_v<MmaOp>) {
-      return ConfigError::kNoAtom;
-    } else {
-      using Traits = atom::MmaTraits<MmaOp>;
-      if (BM % (warps_m * Traits::M) != 0) return ConfigError::kTileM;
-      if (BN % (warps_n * 2 * Traits::N) != 0) return ConfigError::kTileN;
-      if (BK % Traits::K != 0 || BK * int(sizeof(ElementA)) % 16 != 0) return ConfigError::kTileK;
-      if (BK / Traits::K % 2 != 0) return ConfigError::kTileKSteps;
-      if (stages < 2 || stages > 5) return ConfigError::kStages;
-      if (smem_bytes > Arch::max_smem_per_block) return ConfigError::kSharedMemory;
-      if (epilogue_staging_bytes<Traits>() > smem_bytes) return ConfigError::kEpilogueStaging;
-      return ConfigError::kNone;
-    }
-  }
-
- public:
-  static constexpr ConfigError error = first_error();
+  static constexpr ConfigError error = check(spec);
   static constexpr bool valid = error == ConfigError::kNone;
 
-  static_assert(error != ConfigError::kArch, "gemm::Config: unknown architecture tag; use arch::Sm80 or arch::Sm90");
-  static_assert(error != ConfigError::kLayoutTags,
-                "gemm::Config: a layout is not RowMajor or ColumnMajor; pass one of those tags for A and for B");
-  static_assert(error != ConfigError::kNoAtom,
-                "gemm::Config: no mma.sync atom multiplies these element types; use bfloat16 or half with float "
-                "accumulators, float (tf32) with float, or int8_t with int32_t");
-  static_assert(error != ConfigError::kTileM,
-                "gemm::Config: BlockTile M is not a multiple of Warps M x the MMA atom's M=16; use BlockTile M = 16 x "
-                "Warps M x (atoms per warp), e.g. 128 with Warps<2, 2>");
-  static_assert(error != ConfigError::kTileN,
-                "gemm::Config: BlockTile N is not a multiple of Warps N x 16 (two 8-wide atoms per ldmatrix); use "
-                "BlockTile N = 16 x Warps N x (pairs per warp), e.g. 128 with Warps<2, 2>");
-  static_assert(error != ConfigError::kTileK,
-                "gemm::Config: BlockTile K is not a multiple of the MMA atom's K (16 for 16-bit types, 8 for tf32, "
-                "32 for int8) or of 16 bytes; use BlockTile K = 32 or 64");
-  static_assert(error != ConfigError::kTileKSteps,
-                "gemm::Config: BlockTile K holds an odd number of MMA k-steps, and the mainloop double-buffers "
-                "fragments over pairs of k-steps; use an even multiple of the atom's K, e.g. BlockTile K = 32 or 64 "
-                "(16-bit types), 16 or 32 (tf32), 64 (int8)");
-  static_assert(error != ConfigError::kStages, "gemm::Config: Stages must be 2 to 5; use Stages<3> or Stages<4>");
-  static_assert(error != ConfigError::kEpilogueStaging,
-                "gemm::Config: the epilogue stages each warp's accumulators through the pipeline's shared memory, "
-                "which is too small for one row of MMA atoms per warp; use more Stages or a larger BlockTile K");
-  static_assert(error != ConfigError::kWarpgroupsArch,
-                "gemm::Config: Warpgroups (the wgmma + TMA kernel) needs arch::Sm90; use arch::Sm90, or Warps<M, N> for "
-                "the mma.sync kernel");
-  static_assert(error != ConfigError::kWarpgroupsLayout,
-                "gemm::Config: an MN-major operand (ColumnMajor A or RowMajor B) of the sm90 kernel must be a 16-bit "
-                "type in whole 64-element blocks (BlockTile M and N multiples of 64); use RowMajor A and ColumnMajor B "
-                "otherwise");
-  static_assert(error != ConfigError::kWarpgroupsTypes,
-                "gemm::Config: the sm90 kernel multiplies bfloat16 or half operands (both the same) or float8_e4m3 / "
-                "float8_e5m2 operands (any pairing) into float; use those types, or Warps<M, N> for the mma.sync kernel");
-  static_assert(error != ConfigError::kWarpgroupsTileM,
-                "gemm::Config: each consumer warpgroup computes 64 rows, so BlockTile M must be 64 x Warpgroups (1 or 2); "
-                "use BlockTile M = 64 with Warpgroups<1> or 128 with Warpgroups<2>");
-  static_assert(error != ConfigError::kWarpgroupsTileN,
-                "gemm::Config: BlockTile N is the wgmma N of the sm90 kernel, and its epilogue works in 32-column "
-                "rounds: a multiple of 32 from 32 to 256; use 128 or 256");
-  static_assert(error != ConfigError::kWarpgroupsTileK,
-                "gemm::Config: the sm90 kernel's k-tile is one 128-byte swizzle span of K; use BlockTile K = 64 for "
-                "16-bit types (128 for fp8)");
-  static_assert(error != ConfigError::kPingPongTile,
-                "gemm::Config: ping-pong takes Warpgroups<2, PingPong>, each consumer holding a whole BlockTile of at "
-                "most 128 x 128 accumulators (M = 64 or 128, N a multiple of 32); use BlockTile<128, 128, 64>");
-  static_assert(error != ConfigError::kCluster,
-                "gemm::Config: the sm90 kernel takes clusters of 1 x 1, 2 x 1 or 1 x 2 blocks, and a cluster of two "
-                "multicasts halves of the shared operand's tile (whole 64-row blocks of an MN-major one); use "
-                "ClusterShape<2, 1> or <1, 2>, with BlockTile N (2 x 1, row-major B) or M (1 x 2, column-major A) of 128 "
-                "or 256");
-  static_assert(error != ConfigError::kWarpgroupsStages, "gemm::Config: the sm90 kernel takes 2 to 16 Stages; use Stages<4>");
-  static_assert(error != ConfigError::kSharedMemory,
-                "gemm::Config: the pipeline needs more shared memory than a block may have; use fewer Stages or a "
-                "smaller BlockTile");
+  static_assert(error != ConfigError::kArch, TESSERA_CONFIG_MSG_ARCH);
+  static_assert(error != ConfigError::kLayoutTags, TESSERA_CONFIG_MSG_LAYOUT_TAGS);
+  static_assert(error != ConfigError::kNoAtom, TESSERA_CONFIG_MSG_NO_ATOM);
+  static_assert(error != ConfigError::kTileM, TESSERA_CONFIG_MSG_TILE_M);
+  static_assert(error != ConfigError::kTileN, TESSERA_CONFIG_MSG_TILE_N);
+  static_assert(error != ConfigError::kTileK, TESSERA_CONFIG_MSG_TILE_K);
+  static_assert(error != ConfigError::kTileKSteps, TESSERA_CONFIG_MSG_TILE_K_STEPS);
+  static_assert(error != ConfigError::kStages, TESSERA_CONFIG_MSG_STAGES);
+  static_assert(error != ConfigError::kEpilogueStaging, TESSERA_CONFIG_MSG_EPILOGUE_STAGING);
+  static_assert(error != ConfigError::kWarpgroupsArch, TESSERA_CONFIG_MSG_WARPGROUPS_ARCH);
+  static_assert(error != ConfigError::kWarpgroupsLayout, TESSERA_CONFIG_MSG_WARPGROUPS_LAYOUT);
+  static_assert(error != ConfigError::kWarpgroupsTypes, TESSERA_CONFIG_MSG_WARPGROUPS_TYPES);
+  static_assert(error != ConfigError::kWarpgroupsTileM, TESSERA_CONFIG_MSG_WARPGROUPS_TILE_M);
+  static_assert(error != ConfigError::kWarpgroupsTileN, TESSERA_CONFIG_MSG_WARPGROUPS_TILE_N);
+  static_assert(error != ConfigError::kWarpgroupsTileK, TESSERA_CONFIG_MSG_WARPGROUPS_TILE_K);
+  static_assert(error != ConfigError::kPingPongTile, TESSERA_CONFIG_MSG_PING_PONG_TILE);
+  static_assert(error != ConfigError::kCluster, TESSERA_CONFIG_MSG_CLUSTER);
+  static_assert(error != ConfigError::kWarpgroupsStages, TESSERA_CONFIG_MSG_WARPGROUPS_STAGES);
+  static_assert(error != ConfigError::kSharedMemory, TESSERA_CONFIG_MSG_SHARED_MEMORY);
 };
 
 }  // namespace tessera::gemm

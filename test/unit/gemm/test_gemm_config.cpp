@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "tessera/gemm/config.hpp"
@@ -36,4 +37,101 @@ TEST_CASE("gemm::Config derives its sizes and operand orders", "[gemm][config]")
   // The smallest pipelines the benches and tests use still hold the epilogue's staging.
   STATIC_REQUIRE(Cfg<RowMajor, ColumnMajor, bfloat16, bfloat16, float, 128, 128, 32, 2, 2, 4>::error == gemm::ConfigError::kNone);
   STATIC_REQUIRE(Cfg<RowMajor, ColumnMajor, float, float, float, 128, 128, 16, 2, 2, 2>::valid);  // tf32: two k-steps of 8
+}
+
+namespace {
+// A spec of the headline sm90 config, or of the sm80 one, to break one field at a time.
+constexpr gemm::ConfigSpec sm90_spec() {
+  gemm::ConfigSpec s;
+  s.arch_cc = 90;
+  s.a = s.b = s.d = gemm::Dtype::kBf16;
+  s.bm = 128;
+  s.bn = 256;
+  s.bk = 64;
+  s.consumers = 2;
+  s.stages = 4;
+  return s;
+}
+constexpr gemm::ConfigSpec sm80_spec() {
+  gemm::ConfigSpec s;
+  s.arch_cc = 80;
+  s.a = s.b = s.d = gemm::Dtype::kBf16;
+  s.bm = 128;
+  s.bn = 128;
+  s.bk = 32;
+  s.warps_m = s.warps_n = 2;
+  s.stages = 4;
+  return s;
+}
+template <class F>
+constexpr gemm::ConfigError broken(gemm::ConfigSpec s, F f) {
+  f(s);
+  return gemm::check(s);
+}
+}  // namespace
+
+TEST_CASE("gemm::check on plain specs agrees with gemm::Config", "[gemm][config]") {
+  using gemm::ConfigError;
+  // Configs the library ships: the spec a Config derives checks valid, with the same sizes.
+  using Sm90 = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float, gemm::BlockTile<128, 256, 64>,
+                            gemm::Warpgroups<2>, gemm::Stages<4>>;
+  using Sm90PingPong = gemm::Config<arch::Sm90, half, ColumnMajor, half, RowMajor, float, float, gemm::BlockTile<128, 128, 64>,
+                                    gemm::Warpgroups<2, gemm::PingPong>, gemm::Stages<5>>;
+  using Fp8 = gemm::Config<arch::Sm90, float8_e5m2, RowMajor, float8_e4m3, ColumnMajor, float8_e4m3, float,
+                           gemm::BlockTile<128, 256, 128>, gemm::Warpgroups<2, gemm::Cooperative, gemm::ClusterShape<2, 1>>,
+                           gemm::Stages<4>>;
+  using Int8 = Cfg<RowMajor, ColumnMajor, std::int8_t, std::int32_t, std::int32_t, 128, 256, 64, 2, 4, 3>;
+  STATIC_REQUIRE(gemm::check(Sm90::spec) == ConfigError::kNone);
+  STATIC_REQUIRE(gemm::smem_bytes(Sm90::spec) == 4 * (128 + 256) * 64 * 2 + 16 * 4 + 128 * 32 * 2 * 4);
+  STATIC_REQUIRE(Sm90PingPong::valid && Sm90PingPong::spec.ping_pong && !Sm90PingPong::spec.a_k_major);
+  STATIC_REQUIRE(Sm90PingPong::epilogue_buffers_sm90 == 2);  // float D
+  STATIC_REQUIRE(Fp8::valid && Fp8::spec.a == gemm::Dtype::kE5m2 && Fp8::spec.cluster_m == 2);
+  STATIC_REQUIRE(Int8::valid && Int8::spec.threads() == 256);
+  STATIC_REQUIRE(gemm::check(sm90_spec()) == ConfigError::kNone);
+  STATIC_REQUIRE(gemm::check(sm80_spec()) == ConfigError::kNone);
+
+  // The atom table of the spec matches the atoms Sm80Mma picks.
+  STATIC_REQUIRE(gemm::sm80_atom(gemm::Dtype::kBf16, gemm::Dtype::kBf16, gemm::Dtype::kF32).k ==
+                 atom::MmaTraits<gemm::Sm80Mma<bfloat16, bfloat16, float>::type>::K);
+  STATIC_REQUIRE(gemm::sm80_atom(gemm::Dtype::kF32, gemm::Dtype::kF32, gemm::Dtype::kF32).k ==
+                 atom::MmaTraits<gemm::Sm80Mma<float, float, float>::type>::K);
+  STATIC_REQUIRE(gemm::sm80_atom(gemm::Dtype::kInt8, gemm::Dtype::kInt8, gemm::Dtype::kInt32).k ==
+                 atom::MmaTraits<gemm::Sm80Mma<std::int8_t, std::int8_t, std::int32_t>::type>::K);
+  STATIC_REQUIRE(gemm::sm80_atom(gemm::Dtype::kBf16, gemm::Dtype::kF16, gemm::Dtype::kF32).m == 0);
+  STATIC_REQUIRE(gemm::max_smem_per_block(80) == arch::Sm80::max_smem_per_block);
+  STATIC_REQUIRE(gemm::max_smem_per_block(90) == arch::Sm90::max_smem_per_block);
+
+  // Each check, one broken field at a time (the compile-fail tests pin the same checks through
+  // gemm::Config's static_asserts).
+  using S = gemm::ConfigSpec;
+  STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.arch_cc = 70; }) == ConfigError::kArch);
+  STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.layouts_known = false; }) == ConfigError::kLayoutTags);
+  STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.arch_cc = 80; }) == ConfigError::kWarpgroupsArch);
+  STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.a = s.b = gemm::Dtype::kE4m3, s.a_k_major = false; }) ==
+                 ConfigError::kWarpgroupsLayout);
+  STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.a = s.b = gemm::Dtype::kInt8; }) == ConfigError::kWarpgroupsTypes);
+  STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.bm = 192; }) == ConfigError::kWarpgroupsTileM);
+  STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.bn = 48; }) == ConfigError::kWarpgroupsTileN);
+  STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.bk = 32; }) == ConfigError::kWarpgroupsTileK);
+  STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.stages = 17; }) == ConfigError::kWarpgroupsStages);
+  STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.ping_pong = true; }) == ConfigError::kPingPongTile);  // 128 x 256
+  STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.cluster_m = s.cluster_n = 2; }) == ConfigError::kCluster);
+  STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.stages = 5; }) == ConfigError::kSharedMemory);
+  STATIC_REQUIRE(broken(sm80_spec(), [](S& s) { s.b = gemm::Dtype::kF16; }) == ConfigError::kNoAtom);
+  STATIC_REQUIRE(broken(sm80_spec(), [](S& s) { s.bm = 72; }) == ConfigError::kTileM);
+  STATIC_REQUIRE(broken(sm80_spec(), [](S& s) { s.bn = 72; }) == ConfigError::kTileN);
+  STATIC_REQUIRE(broken(sm80_spec(), [](S& s) { s.bk = 24; }) == ConfigError::kTileK);
+  STATIC_REQUIRE(broken(sm80_spec(), [](S& s) { s.bk = 48; }) == ConfigError::kTileKSteps);
+  STATIC_REQUIRE(broken(sm80_spec(), [](S& s) { s.stages = 6; }) == ConfigError::kStages);
+  STATIC_REQUIRE(broken(sm80_spec(), [](S& s) { s.bm = s.bn = 256, s.bk = 64; }) == ConfigError::kSharedMemory);
+
+  // Every error has its message, in the static_assert's form.
+  for (int e = int(ConfigError::kArch); e <= int(ConfigError::kCluster); ++e) {
+    std::string const message = gemm::config_error_message(ConfigError(e));
+    INFO(e << ": " << message);
+    CHECK(message.rfind("gemm::Config: ", 0) == 0);
+    CHECK(message.find("; ") != std::string::npos);
+  }
+  CHECK(std::string(gemm::config_error_message(ConfigError::kCluster)) == TESSERA_CONFIG_MSG_CLUSTER);
+  CHECK(std::string(gemm::dtype_name(Fp8::spec.b)) == "e4m3");
 }

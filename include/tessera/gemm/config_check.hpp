@@ -117,6 +117,7 @@ struct ConfigSpec {
   int stages = 0;
 
   constexpr bool warp_specialized() const { return consumers > 0; }
+  friend constexpr bool operator==(ConfigSpec const&, ConfigSpec const&) = default;
   constexpr int threads() const { return warp_specialized() ? 128 * (consumers + 1) : 32 * warps_m * warps_n; }
 };
 

@@ -1,0 +1,192 @@
+// The GEMM configuration space the profiler explores, as plain values: candidate ConfigSpecs per
+// architecture (element types, operand orders, block tiles, warps or warpgroups and their
+// schedule, stages, clusters), each either valid or dropped with the reason gemm::check gives,
+// and the map from a valid spec back to its gemm::Config type.
+//
+//   constexpr auto space = tuning::gemm_space(tuning::SpaceSize::kDefault);
+//   for (int i = 0; i < space.size; ++i) if (space.items[i].valid()) ...   // what `list` prints
+//   using Cfg = tuning::ConfigOf<space.items[3].spec>;                    // what a registry TU instantiates
+//
+// A spec is a structural value, so it is a template argument: the generated translation units
+// instantiate ConfigOf<space.items[i].spec> for their share of i.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+#include "tessera/gemm/config.hpp"
+
+namespace tessera::tuning {
+
+using gemm::ConfigError;
+using gemm::ConfigSpec;
+using gemm::Dtype;
+
+namespace detail {
+// The element type of a Dtype, in the enumerators' order (gemm/config_check.hpp).
+template <Dtype T>
+using TypeOf = std::tuple_element_t<std::size_t(T), std::tuple<void, bfloat16, half, float, std::int8_t, std::int32_t,
+                                                                float8_e4m3, float8_e5m2>>;
+static_assert(gemm::dtype_of<TypeOf<Dtype::kBf16>> == Dtype::kBf16 && gemm::dtype_of<TypeOf<Dtype::kInt32>> == Dtype::kInt32 &&
+                  gemm::dtype_of<TypeOf<Dtype::kE5m2>> == Dtype::kE5m2,
+              "tuning::TypeOf follows gemm::Dtype's enumerators");
+
+template <ConfigSpec S>
+using WarpsOf = std::conditional_t<(S.consumers > 0),
+                                   gemm::Warpgroups<S.consumers, std::conditional_t<S.ping_pong, gemm::PingPong, gemm::Cooperative>,
+                                                    gemm::ClusterShape<S.cluster_m, S.cluster_n>>,
+                                   gemm::Warps<S.warps_m, S.warps_n>>;
+}  // namespace detail
+
+// The gemm::Config a (valid) spec describes, with epilogue Epi.
+template <ConfigSpec S, class Epi = epilogue::Identity>
+using ConfigOf = gemm::Config<std::conditional_t<S.arch_cc == 90, arch::Sm90, arch::Sm80>, detail::TypeOf<S.a>,
+                              std::conditional_t<S.a_k_major, RowMajor, ColumnMajor>, detail::TypeOf<S.b>,
+                              std::conditional_t<S.b_k_major, ColumnMajor, RowMajor>, detail::TypeOf<S.d>,
+                              detail::TypeOf<S.acc>, gemm::BlockTile<S.bm, S.bn, S.bk>, detail::WarpsOf<S>,
+                              gemm::Stages<S.stages>, Epi>;
+
+// One candidate: its spec and the first check it fails (kNone: valid).
+struct Candidate {
+  ConfigSpec spec{};
+  ConfigError error = ConfigError::kNone;
+  constexpr bool valid() const { return error == ConfigError::kNone; }
+};
+
+// A fixed-capacity list of candidates (constexpr-friendly).
+template <int Capacity>
+struct CandidateList {
+  Candidate items[Capacity]{};
+  int size = 0;
+  constexpr void add(ConfigSpec const& s) {
+    if (size < Capacity) items[size++] = Candidate{s, gemm::check(s)};
+  }
+  constexpr int valid_count() const {
+    int n = 0;
+    for (int i = 0; i < size; ++i) n += items[i].valid() ? 1 : 0;
+    return n;
+  }
+};
+
+// kDefault: the profiler's space. kReduced: a few per architecture and type, for CI builds.
+enum class SpaceSize { kDefault, kReduced };
+
+inline constexpr int kSpaceCapacity = 512;
+
+namespace detail {
+struct Types {
+  Dtype a, b, d, acc;
+};
+
+constexpr ConfigSpec base(int cc, Types t, bool a_k_major, bool b_k_major) {
+  ConfigSpec s;
+  s.arch_cc = cc;
+  s.a = t.a;
+  s.b = t.b;
+  s.d = t.d;
+  s.acc = t.acc;
+  s.a_k_major = a_k_major;
+  s.b_k_major = b_k_major;
+  return s;
+}
+
+// sm_80: mma.sync, Warps<M, N>, 2 to 5 stages; BlockTile K of 32 (16-bit), 16 (tf32), 64 (int8).
+template <int Cap>
+constexpr void add_sm80(CandidateList<Cap>& out, bool reduced) {
+  constexpr Types types[] = {{Dtype::kBf16, Dtype::kBf16, Dtype::kBf16, Dtype::kF32},
+                             {Dtype::kF16, Dtype::kF16, Dtype::kF16, Dtype::kF32},
+                             {Dtype::kF32, Dtype::kF32, Dtype::kF32, Dtype::kF32},
+                             {Dtype::kInt8, Dtype::kInt8, Dtype::kInt32, Dtype::kInt32}};
+  struct Shape {
+    int bm, bn, wm, wn;
+  };
+  constexpr Shape shapes[] = {{128, 256, 2, 4}, {256, 128, 4, 2}, {128, 128, 2, 2}, {64, 128, 2, 2}, {64, 64, 2, 2}};
+  for (Types const t : types) {
+    int const bk = t.a == Dtype::kF32 ? 16 : t.a == Dtype::kInt8 ? 64 : 32;
+    for (Shape const sh : shapes) {
+      if (reduced && sh.bm != 128) continue;
+      for (int stages : {3, 4, 5}) {
+        if (reduced && stages != 3) continue;
+        ConfigSpec s = base(80, t, true, true);
+        s.bm = sh.bm;
+        s.bn = sh.bn;
+        s.bk = bk;
+        s.warps_m = sh.wm;
+        s.warps_n = sh.wn;
+        s.stages = stages;
+        out.add(s);
+      }
+    }
+  }
+}
+
+// sm_90a: wgmma + TMA, Warpgroups (cooperative 64 x 1 or 2 consumers, ping-pong), 2 x 1 clusters
+// for the wide tiles; BlockTile K of one 128-byte span. 16-bit types in all four operand orders;
+// fp8 K-major.
+template <int Cap>
+constexpr void add_sm90(CandidateList<Cap>& out, bool reduced) {
+  constexpr Types types[] = {{Dtype::kBf16, Dtype::kBf16, Dtype::kBf16, Dtype::kF32},
+                             {Dtype::kF16, Dtype::kF16, Dtype::kF16, Dtype::kF32},
+                             {Dtype::kE4m3, Dtype::kE4m3, Dtype::kBf16, Dtype::kF32}};
+  struct Shape {
+    int bm, bn, consumers;
+    bool ping_pong;
+    int cluster_m;
+  };
+  constexpr Shape shapes[] = {{128, 256, 2, false, 1}, {128, 256, 2, false, 2}, {128, 128, 2, false, 1}, {128, 192, 2, false, 1},
+                              {128, 128, 2, true, 1},  {64, 256, 2, true, 1},   {64, 256, 2, true, 2},   {64, 128, 1, false, 1},
+                              {64, 64, 1, false, 1},   {64, 32, 1, false, 1},   {128, 256, 2, true, 1}};
+  constexpr bool orders[4][2] = {{true, true}, {false, false}, {false, true}, {true, false}};  // tn, nt, nn, tt
+  for (Types const t : types) {
+    int const bk = 128 / gemm::dtype_bytes(t.a);
+    for (auto const& o : orders) {
+      if (gemm::is_fp8(t.a) && !(o[0] && o[1])) continue;
+      if (reduced && !(o[0] && o[1])) continue;
+      for (Shape const sh : shapes) {
+        if (reduced && sh.cluster_m != 1) continue;
+        for (int stages : {4, 5, 8}) {
+          if (reduced && stages != 4) continue;
+          ConfigSpec s = base(90, t, o[0], o[1]);
+          s.bm = sh.bm;
+          s.bn = sh.bn;
+          s.bk = bk;
+          s.consumers = sh.consumers;
+          s.ping_pong = sh.ping_pong;
+          s.cluster_m = sh.cluster_m;
+          s.stages = stages;
+          out.add(s);
+        }
+      }
+    }
+  }
+}
+}  // namespace detail
+
+// Every candidate of both architectures, valid or not.
+constexpr CandidateList<kSpaceCapacity> gemm_space(SpaceSize size) {
+  CandidateList<kSpaceCapacity> out;
+  detail::add_sm80(out, size == SpaceSize::kReduced);
+  detail::add_sm90(out, size == SpaceSize::kReduced);
+  return out;
+}
+
+// "sm90_bf16_tn_128x256x64_2wg_coop_s4" (+ "_c2x1" for clusters; "4x2w" for Warps<4, 2>).
+inline std::string name(ConfigSpec const& s) {
+  auto const i = [](int v) { return std::to_string(v); };
+  std::string n = "sm" + i(s.arch_cc) + "_" + gemm::dtype_name(s.a);
+  if (s.b != s.a) n += std::string("x") + gemm::dtype_name(s.b);
+  if (s.d != s.a) n += std::string("_to_") + gemm::dtype_name(s.d);
+  n += std::string("_") + (s.a_k_major ? "t" : "n") + (s.b_k_major ? "n" : "t");
+  n += "_" + i(s.bm) + "x" + i(s.bn) + "x" + i(s.bk);
+  if (s.warp_specialized())
+    n += "_" + i(s.consumers) + "wg_" + (s.ping_pong ? "pingpong" : "coop");
+  else
+    n += "_" + i(s.warps_m) + "x" + i(s.warps_n) + "w";
+  n += "_s" + i(s.stages);
+  if (s.cluster_m * s.cluster_n > 1) n += "_c" + i(s.cluster_m) + "x" + i(s.cluster_n);
+  return n;
+}
+
+}  // namespace tessera::tuning

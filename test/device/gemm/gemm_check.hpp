@@ -98,6 +98,22 @@ struct EpilogueData {
   DeviceBuffer<float>* d_row_vec = nullptr;
 };
 
+// Arguments of a 64 x 64 x 64 problem on 64 x 64 buffers (leading dimensions 64): the starting
+// point of the error-path tests, which then break one thing.
+template <class Cfg>
+gemm::Arguments<Cfg> args_64(DeviceBuffer<typename Cfg::ElementA>& a, DeviceBuffer<typename Cfg::ElementB>& b,
+                             DeviceBuffer<typename Cfg::ElementD>& d) {
+  gemm::Arguments<Cfg> args;
+  args.m = args.n = args.k = 64;
+  args.a = a.get();
+  args.lda = 64;
+  args.b = b.get();
+  args.ldb = 64;
+  args.d = d.get();
+  args.ldd = 64;
+  return args;
+}
+
 template <class Cfg>
 class GemmCheck {
  public:

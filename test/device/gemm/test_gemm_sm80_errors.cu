@@ -11,17 +11,7 @@ using Cfg = gemm::Config<arch::Sm80, bfloat16, RowMajor, bfloat16, ColumnMajor, 
 
 struct Fixture {
   DeviceBuffer<bfloat16> a{64 * 64}, b{64 * 64}, d{64 * 64};
-  gemm::Arguments<Cfg> good() {
-    gemm::Arguments<Cfg> args;
-    args.m = args.n = args.k = 64;
-    args.a = a.get();
-    args.lda = 64;
-    args.b = b.get();
-    args.ldb = 64;
-    args.d = d.get();
-    args.ldd = 64;
-    return args;
-  }
+  gemm::Arguments<Cfg> good() { return tessera::test::args_64<Cfg>(a, b, d); }
   // Runs the bad arguments: the Status must carry `code` and `message`, and D must be untouched.
   void expect_rejected(gemm::Arguments<Cfg> const& args, StatusCode code, std::string const& message) {
     gemm::Gemm<Cfg> op;

@@ -48,14 +48,7 @@ TEST_CASE("scales and amax are refused by the sm80 kernel", "[gpu][gemm][sm90][f
                            gemm::Warps<2, 2>, gemm::Stages<4>>;
   test::DeviceBuffer<bfloat16> a(64 * 64), b(64 * 64), d(64 * 64);
   test::DeviceBuffer<float> scale(std::vector<float>{2.0f});
-  gemm::Arguments<Cfg> args;
-  args.m = args.n = args.k = 64;
-  args.a = a.get();
-  args.lda = 64;
-  args.b = b.get();
-  args.ldb = 64;
-  args.d = d.get();
-  args.ldd = 64;
+  gemm::Arguments<Cfg> args = test::args_64<Cfg>(a, b, d);
   args.scale_a = scale.get();
   Status const s = gemm::Gemm<Cfg>::can_implement(args);
   INFO(s.message());

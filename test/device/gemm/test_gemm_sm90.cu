@@ -62,14 +62,9 @@ TEST_CASE("sm90 GEMM refuses operands TMA cannot read, with the fix", "[gpu][gem
   test::DeviceBuffer<bfloat16> a(64 * 264 + 8), b(64 * 264 + 8), d(64 * 72);
   auto const poison = d.to_host();
   auto args = [&] {
-    gemm::Arguments<Cfg> x;
-    x.m = x.n = 64;
+    gemm::Arguments<Cfg> x = test::args_64<Cfg>(a, b, d);
     x.k = 256;  // 4 k-tiles
-    x.a = a.get();
-    x.lda = 264;
-    x.b = b.get();
-    x.ldb = 264;
-    x.d = d.get();
+    x.lda = x.ldb = 264;
     x.ldd = 72;
     return x;
   };

@@ -34,6 +34,9 @@ using Bf16Decode = Sm90Tn<bfloat16, 64, 128, 1, 8>;
 // Narrower tiles: more blocks without split-K (no partials, no counters) for N = 4096.
 using Bf16Decode64 = Sm90Tn<bfloat16, 64, 64, 1, 12>;
 using Bf16Decode32 = Sm90Tn<bfloat16, 64, 32, 1, 16>;
+// With swap_ab: the tile's 128 rows over N (the weights), its 32 columns over M.
+using Bf16DecodeSwap = Sm90Tn<bfloat16, 128, 32, 2, 8>;
+using Bf16DecodeSwap64 = Sm90Tn<bfloat16, 64, 32, 1, 12>;
 // fp8 e4m3 x e4m3 into bf16: BlockTile K = 128 (one 128-byte span), the headline's shape otherwise.
 using Fp8 = gemm::Config<arch::Sm90, float8_e4m3, RowMajor, float8_e4m3, ColumnMajor, bfloat16, float,
                          gemm::BlockTile<128, 256, 128>, gemm::Warpgroups<2>, gemm::Stages<4>>;  // one consumer: 64-row tiles for M <= 64
@@ -89,6 +92,8 @@ BENCHMARK(BM_cublas<bfloat16, bfloat16, float>)->Name("gemm90_bf16_decode/cublas
 BENCHMARK(BM_tessera<Bf16Decode>)->Name("gemm90_bf16_decode/tessera_64x128_s8")->Apply(decode_shapes);
 BENCHMARK(BM_tessera<Bf16Decode64>)->Name("gemm90_bf16_decode/tessera_64x64_s12")->Apply(decode_shapes);
 BENCHMARK(BM_tessera<Bf16Decode32>)->Name("gemm90_bf16_decode/tessera_64x32_s16")->Apply(decode_shapes);
+BENCHMARK(BM_tessera<Bf16DecodeSwap, true>)->Name("gemm90_bf16_decode/tessera_swap_128x32_s8")->Apply(decode_shapes);
+BENCHMARK(BM_tessera<Bf16DecodeSwap64, true>)->Name("gemm90_bf16_decode/tessera_swap_64x32_s12")->Apply(decode_shapes);
 BENCHMARK(BM_copy)->Name("gemm90_copy/b_bytes")->Args({1, 4096, 4096})->Args({1, 4096, 14336})->Args({1, 14336, 14336})
     ->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.1)->Repetitions(5)->ReportAggregatesOnly(true)
     ->ArgNames({"m", "n", "k"});

@@ -218,7 +218,7 @@ __global__ void bias_gelu_kernel(bfloat16* d, bfloat16 const* bias, int m, int n
 }
 
 template <class Cfg>
-void run_tessera(Problem<typename Cfg::ElementA, typename Cfg::ElementD>& p, typename Cfg::Epilogue epi = {}) {
+void run_tessera(Problem<typename Cfg::ElementA, typename Cfg::ElementD>& p, typename Cfg::Epilogue epi = {}, bool swap_ab = false) {
   gemm::Arguments<Cfg> args;
   args.m = p.m;
   args.n = p.n;
@@ -231,6 +231,7 @@ void run_tessera(Problem<typename Cfg::ElementA, typename Cfg::ElementD>& p, typ
   args.ldd = p.n;
   args.epilogue = epi;
   args.split_k = 0;  // automatic: decode shapes (few output tiles, long K) are split
+  args.swap_ab = swap_ab;
   // The workspace grows to the largest any problem asked for and is kept (no allocation in the timing).
   static void* workspace = nullptr;
   static std::size_t workspace_bytes = 0;
@@ -271,11 +272,12 @@ void BM_tessera_bias_gelu(benchmark::State& state) {
   set_flops(state, m, n, k);
 }
 
-template <class Cfg>
+// SwapAB: Arguments::swap_ab (the sm90 kernel computes D^T = B^T A^T).
+template <class Cfg, bool SwapAB = false>
 void BM_tessera(benchmark::State& state) {
   int const m = int(state.range(0)), n = int(state.range(1)), k = int(state.range(2));
   auto& p = problem<typename Cfg::ElementA, typename Cfg::ElementD>(m, n, k);
-  bench::run_timed(state, [&] { run_tessera<Cfg>(p); });
+  bench::run_timed(state, [&] { run_tessera<Cfg>(p, {}, SwapAB); });
   set_flops(state, m, n, k);
   set_bytes<typename Cfg::ElementA, typename Cfg::ElementD>(state, m, n, k);
 }

@@ -41,3 +41,5 @@ TESSERA_INSTANTIATE(Tn<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Coope
 TESSERA_INSTANTIATE(Tn<bfloat16, 64, 128, 1, 8>)  // the decode bench's single-consumer configs
 TESSERA_INSTANTIATE(Tn<bfloat16, 64, 64, 1, 12>)
 TESSERA_INSTANTIATE(Tn<bfloat16, 64, 32, 1, 16>)
+TESSERA_INSTANTIATE(Tn<bfloat16, 128, 32, 2, 8>)  // the decode bench's swap_ab configs
+TESSERA_INSTANTIATE(Tn<bfloat16, 64, 32, 1, 12>)

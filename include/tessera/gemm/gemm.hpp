@@ -55,6 +55,12 @@ struct Arguments {
   float const* scale_b = nullptr;
   float const* scale_d = nullptr;
   float* amax_d = nullptr;
+  // sm90 kernel: compute D^T = B^T A^T, the Config's BlockTile M running over N and its N over M.
+  // For decode shapes (M of 1 to 64, N in the thousands) with a narrow tile (BlockTile<128, 32, 64>):
+  // the wide side of the MMA then reads B (the weights) and the narrow one the few rows of A, so
+  // that little of each stage is padding. Needs both operands K-major or both MN-major, of one
+  // type. The epilogue still sees D's own coordinates.
+  bool swap_ab = false;
 };
 
 template <class Cfg>
@@ -69,7 +75,8 @@ class Gemm {
   // output tiles fill less than one wave of the GPU's multiprocessors, enough slices to fill it
   // (the sm90 kernel, persistent: as many as fit in one wave), each at least 4 k-tiles long, at
   // most 16; then trimmed so that no slice is empty.
-  static int split_k_for(Args const& args) {
+  static int split_k_for(Args const& given) {
+    Args const args = kernel_view(given);
     int const k_tiles = tiles(args.k, Cfg::BK);
     int split = args.split_k;
     if (split == 0) {
@@ -92,7 +99,7 @@ class Gemm {
     int const split = split_k_for(args);
     if (split <= 1) return 0;
     if constexpr (Cfg::warp_specialized) {
-      std::size_t const t = sm90_padded_tiles(args);
+      std::size_t const t = sm90_padded_tiles(kernel_view(args));
       return t * std::size_t(split - 1) * Cfg::BM * Cfg::BN * sizeof(float) + sm90_counter_bytes(t);
     }
     return std::size_t(split) * std::size_t(args.batch_count) * std::size_t(args.m) * std::size_t(args.n) * sizeof(float);
@@ -134,7 +141,14 @@ class Gemm {
                                         "), or 0 to let the GEMM choose");
       if (std::int64_t(args.m) * args.n > (std::int64_t(1) << 31) * 64)
         return Status::invalid_argument("M x N = " + s(std::int64_t(args.m) * args.n) + " is too large for one launch");
-      if (std::int64_t(tiles(args.m, Cfg::BM)) * tiles(args.n, Cfg::BN) * args.batch_count * split_k_for(args) > 0x7FFFFFFF)
+      if (args.swap_ab && !Cfg::warp_specialized)
+        return Status::not_supported("swap_ab is an option of the sm90 kernel (Warpgroups); for a Warps<M, N> Config pass "
+                                     "the transposed problem (B^T as A, A^T as B, D in the other order) yourself");
+      if (args.swap_ab && (Cfg::a_k_major != Cfg::b_k_major || !std::is_same_v<EA, EB>))
+        return Status::not_supported("swap_ab exchanges A and B in the kernel, so they must be of one type and both K-major "
+                                     "(row-major A, column-major B) or both MN-major; use such a Config, or swap_ab = false");
+      Args const kv = kernel_view(args);
+      if (std::int64_t(tiles(kv.m, Cfg::BM)) * tiles(kv.n, Cfg::BN) * args.batch_count * split_k_for(args) > 0x7FFFFFFF)
         return Status::invalid_argument("too many output tiles (times batch and K slices) for one launch; split the "
                                         "problem in batches");
       if (args.batch_count > 65535)
@@ -174,7 +188,7 @@ class Gemm {
                                          " needs " + std::to_string(workspace_size(args)) +
                                          " bytes of workspace (workspace_size()); pass a device buffer of that size");
     if constexpr (Cfg::valid && Cfg::warp_specialized) {
-      return run_sm90(args, split, workspace, stream);
+      return run_sm90(kernel_view(args), split, workspace, stream);
     } else if constexpr (Cfg::valid) {
       sm80::Params<Cfg> p{};
       fill_common(p, args);
@@ -213,6 +227,26 @@ class Gemm {
 
  private:
   static int tiles(std::int64_t extent, int tile) { return int((extent + tile - 1) / tile); }
+
+  // The problem the kernel computes: with swap_ab, D^T = B^T A^T (N x M; A and B exchanged with
+  // their leading dimensions and batch strides, D in the other order), else args itself.
+  static Args kernel_view(Args const& args) {
+    Args v = args;
+    if constexpr (std::is_same_v<EA, EB>) {
+      if (args.swap_ab) {
+        v.m = args.n;
+        v.n = args.m;
+        v.a = args.b;
+        v.b = args.a;
+        v.lda = args.ldb;
+        v.ldb = args.lda;
+        v.batch_stride_a = args.batch_stride_b;
+        v.batch_stride_b = args.batch_stride_a;
+        v.d_order = args.d_order == StorageOrder::kRowMajor ? StorageOrder::kColumnMajor : StorageOrder::kRowMajor;
+      }
+    }
+    return v;
+  }
 
   // The kernel parameters both kernels share: sizes, D, the tile grid and raster, the epilogue.
   template <class P>
@@ -278,6 +312,7 @@ class Gemm {
     TESSERA_RETURN_IF_ERROR(map(p.map_a, args.a, Cfg::a_k_major, args.m, args.lda, args.batch_stride_a, Cfg::BM / Cfg::cluster_n));
     TESSERA_RETURN_IF_ERROR(map(p.map_b, args.b, Cfg::b_k_major, args.n, args.ldb, args.batch_stride_b, Cfg::BN / Cfg::cluster_m));
     fill_common(p, args);
+    p.swap_ab = args.swap_ab;
     p.scale_a = args.scale_a;
     p.scale_b = args.scale_b;
     p.scale_d = args.scale_d;

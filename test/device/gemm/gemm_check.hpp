@@ -81,6 +81,7 @@ struct GemmCase {
   int misalign = 0;              // operand pointers start this many elements past an aligned address
   gemm::StorageOrder d_order = gemm::StorageOrder::kRowMajor;
   int d_pad = -2;                // D's leading dimension as `pad` does for it; -2: the same as `pad`
+  bool swap_ab = false;          // Arguments::swap_ab (sm90): the kernel computes D^T = B^T A^T
 };
 
 // Per-tensor scales and the amax output of the sm90 kernel (Arguments::scale_a ... amax_d): set
@@ -130,7 +131,7 @@ class GemmCheck {
                   Scales const& sc = {}) {
     tessera::test::require_gpu();
     INFO("M=" << cs.m << " N=" << cs.n << " K=" << cs.k << " batch=" << cs.batch << " split_k=" << cs.split_k
-              << " pad=" << cs.pad << " d_pad=" << cs.d_pad << " misalign=" << cs.misalign
+              << " pad=" << cs.pad << " d_pad=" << cs.d_pad << " misalign=" << cs.misalign << (cs.swap_ab ? " swap_ab" : "")
               << " D " << (cs.d_order == gemm::StorageOrder::kRowMajor ? "row" : "column") << "-major");
     std::mt19937 rng(seed);
     int const m = cs.m, n = cs.n, k = cs.k, batch = cs.batch;
@@ -166,6 +167,7 @@ class GemmCheck {
     args.batch_stride_b = batch > 1 ? sb : 0;
     args.batch_stride_d = batch > 1 ? sd : 0;
     args.split_k = cs.split_k;
+    args.swap_ab = cs.swap_ab;
     args.epilogue = epi;
     DeviceBuffer<float> scales(std::vector<float>{sc.a, sc.b, sc.d}), amax(std::vector<float>{-1.0f});
     if (sc.set) {

@@ -78,6 +78,9 @@ struct Params {
   // Per-tensor scales (null: 1) and D's absolute maximum before scale_d (null: none; zero before).
   float const *scale_a, *scale_b, *scale_d;
   float* amax;
+  // The kernel computes D^T = B^T A^T (Arguments::swap_ab; m, n, D's strides and the maps are the
+  // transposed problem's): the epilogue gets coordinates (col, row).
+  bool swap_ab;
   typename Cfg::Epilogue epilogue;
 };
 
@@ -393,7 +396,8 @@ struct Kernel {
             // stages read operands in bounds) and the result dropped; the loads of a chunk can then
             // all be in flight at once (a branch per element made each wait for the last).
             bool const in = interior || (row < p.m && col + e < p.n);
-            epilogue::Coord const at{min(row, p.m - 1), min(col + e, p.n - 1), batch};
+            int const r = min(row, p.m - 1), cc = min(col + e, p.n - 1);
+            epilogue::Coord const at = p.swap_ab ? epilogue::Coord{cc, r, batch} : epilogue::Coord{r, cc, batch};
             float const y = p.epilogue(scaling.ab * float(acc[mh][v + e]), at);
             if (p.amax != nullptr) scaling.amax = fmaxf(scaling.amax, in ? fabsf(y) : 0.0f);
             out[mh][k].v[e] = epilogue::convert_output<ED>(in ? scaling.d * y : 0.0f);

@@ -121,6 +121,11 @@ struct ConfigSpec {
   constexpr int threads() const { return warp_specialized() ? 128 * (consumers + 1) : 32 * warps_m * warps_n; }
 };
 
+// The sm90 kernel's registers per thread after setmaxnreg: the producer warpgroup gives up what
+// the consumers take (the split must fit the block's pool at launch; gemm/sm90/kernel.hpp).
+inline constexpr int kSm90ProducerRegisters = 40;
+constexpr int sm90_consumer_registers(int consumers) { return consumers == 1 ? 256 : 232; }
+
 constexpr int max_smem_per_block(int arch_cc) { return arch_cc == 90 ? 227 * 1024 : 163 * 1024; }
 
 // The sm90 epilogue: each consumer rotates through this many buffers of 32 columns of its rows of

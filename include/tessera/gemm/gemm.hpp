@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -25,19 +26,20 @@
 #include "tessera/gemm/config.hpp"
 #include "tessera/gemm/sm80/kernel.hpp"
 #include "tessera/gemm/sm90/kernel.hpp"
+#include "tessera/gemm/storage_order.hpp"
 
 namespace tessera::gemm {
 
-enum class StorageOrder { kRowMajor, kColumnMajor };
-
-template <class Cfg>
-struct Arguments {
+// The arguments of a GEMM. They depend on the Config only through its element types and epilogue
+// (Arguments<Cfg> below), so that Configs of one problem (gemm::Tuned's table) share them.
+template <class EA, class EB, class ED, class Epilogue>
+struct ProblemArguments {
   int m = 0, n = 0, k = 0;
-  typename Cfg::ElementA const* a = nullptr;
+  EA const* a = nullptr;
   std::int64_t lda = 0;
-  typename Cfg::ElementB const* b = nullptr;
+  EB const* b = nullptr;
   std::int64_t ldb = 0;
-  typename Cfg::ElementD* d = nullptr;
+  ED* d = nullptr;
   std::int64_t ldd = 0;
   StorageOrder d_order = StorageOrder::kRowMajor;
   int batch_count = 1;
@@ -46,7 +48,7 @@ struct Arguments {
   // by Gemm::split_k_for: more slices when the output tiles cannot fill the GPU and K is long
   // (decode shapes such as M = 16, N = K = 4096).
   int split_k = 1;
-  typename Cfg::Epilogue epilogue{};
+  Epilogue epilogue{};
   // Per-tensor scales (device pointers to one float each; null: 1) and the absolute maximum of D
   // (sm90 kernel): D = convert(scale_d * epilogue(scale_a * scale_b * (A * B))), and *amax_d (when
   // not null) receives the largest |epilogue(...)| over D before scale_d, as cuBLASLt's fp8 GEMMs
@@ -61,7 +63,16 @@ struct Arguments {
   // that little of each stage is padding. Needs both operands K-major or both MN-major, of one
   // type. The epilogue still sees D's own coordinates.
   bool swap_ab = false;
+  // The sm90 kernel's split-K counters in `workspace` are zero already, so `run` skips the memset
+  // that otherwise precedes each split launch (a decode-shape GEMM notices it). True is right when
+  // the workspace was zero-filled once (cudaMemset) and used since only by runs of this Gemm with
+  // the same M, N, batch count and split (where the counters lie depends on them); each run leaves
+  // its counters zero. When in doubt, leave it false.
+  bool workspace_zeroed = false;
 };
+
+template <class Cfg>
+using Arguments = ProblemArguments<typename Cfg::ElementA, typename Cfg::ElementB, typename Cfg::ElementD, typename Cfg::Epilogue>;
 
 template <class Cfg>
 class Gemm {
@@ -328,7 +339,7 @@ class Gemm {
       std::size_t const t = sm90_padded_tiles(args), slots = t * std::size_t(split - 1) * Cfg::BM * Cfg::BN;
       p.partials = static_cast<float*>(workspace);
       p.counters = reinterpret_cast<int*>(p.partials + slots);
-      cudaError_t const e = cudaMemsetAsync(p.counters, 0, sm90_counter_bytes(t), stream);
+      cudaError_t const e = args.workspace_zeroed ? cudaSuccess : cudaMemsetAsync(p.counters, 0, sm90_counter_bytes(t), stream);
       if (e != cudaSuccess) return Status::device_error(std::string("zeroing the split-K counters failed: ") + cudaGetErrorString(e));
     }
     // D through TMA where it is row-major with 16-byte aligned rows and N a whole number of 16-byte
@@ -347,7 +358,9 @@ class Gemm {
           std::uint32_t(sm90::Kernel<Cfg>::Rows), swizzle));
     }
     auto kernel = sm90::gemm_kernel<Cfg>;
-    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err == cudaSuccess) err = allow_smem_once(kernel, device);
     // Persistent: as many clusters as fit at once (a block per multiprocessor at most: the stages
     // fill shared memory), but no more than there are cluster tiles.
     constexpr int cluster = Cfg::cluster_m * Cfg::cluster_n;
@@ -356,10 +369,8 @@ class Gemm {
     int resident = 0;
     if (cluster > 1) {
       if (err == cudaSuccess) err = arch::sm90::max_active_clusters(resident, kernel, dim3(Cfg::threads), Cfg::smem_bytes, cluster);
-    } else {
-      int device = 0;
-      if (err == cudaSuccess) err = cudaGetDevice(&device);
-      if (err == cudaSuccess) err = cudaDeviceGetAttribute(&resident, cudaDevAttrMultiProcessorCount, device);
+    } else if (err == cudaSuccess) {
+      err = cudaDeviceGetAttribute(&resident, cudaDevAttrMultiProcessorCount, device);
     }
     if (err == cudaSuccess && resident < 1)
       return Status::not_supported("no cluster of " + std::to_string(cluster) + " blocks of this Config fits on the device; "
@@ -371,6 +382,18 @@ class Gemm {
     }
     if (err != cudaSuccess) return Status::device_error(std::string("kernel launch failed: ") + cudaGetErrorString(err));
     return Status::success();
+  }
+
+  // Raises `kernel`'s dynamic shared-memory limit to the Config's, once per device (the first
+  // run on each; a decode-shape GEMM notices the call's cost on every launch).
+  template <class Kernel>
+  static cudaError_t allow_smem_once(Kernel kernel, int device) {
+    static std::atomic<std::uint64_t> done{0};  // a bit per device, for devices 0 to 63
+    std::uint64_t const bit = device < 64 ? std::uint64_t(1) << device : 0;
+    if (bit != 0 && (done.load(std::memory_order_acquire) & bit) != 0) return cudaSuccess;
+    cudaError_t const e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
+    if (e == cudaSuccess) done.fetch_or(bit, std::memory_order_release);
+    return e;
   }
 
   template <class T>

@@ -50,6 +50,7 @@
 #include "tessera/arch/sm90/wgmma.hpp"
 #include "tessera/epilogue/chain.hpp"
 #include "tessera/epilogue/convert.hpp"
+#include "tessera/gemm/config_check.hpp"
 #include "tessera/gemm/raster.hpp"
 #include "tessera/gemm/sm90/work.hpp"
 #include "tessera/pipeline/tma_pipeline.hpp"
@@ -125,8 +126,8 @@ struct Kernel {
   // Registers after reallocation: the producer gives up what the consumers take. setmaxnreg.inc
   // waits until the block's own pool (168 x 384 registers at launch for two consumers) has them, so
   // the split must fit that pool, not the 64K file: 40 + 2 x 232 does; 48 + 2 x 232 hangs.
-  static constexpr int producer_registers = 40;
-  static constexpr int consumer_registers = Consumers == 1 ? 256 : 232;
+  static constexpr int producer_registers = kSm90ProducerRegisters;
+  static constexpr int consumer_registers = sm90_consumer_registers(Consumers);
   static_assert(128 * producer_registers + Consumers * 128 * consumer_registers <= (Consumers == 1 ? 65280 : 64512),
                 "gemm::sm90: the register split exceeds the block's registers at launch (setmaxnreg would wait forever)");
 

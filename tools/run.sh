@@ -1,13 +1,32 @@
 #!/usr/bin/env bash
-# The README's main command. Until the profiler exists it builds and runs examples/03_layouts,
-# which evaluates layouts and conversions on the host and, where a CUDA GPU is present, on the
-# device, and says so when there is none.
+# The README's main command: the profiler on a default problem.
+#   With a GPU: builds tessera-profile with the bf16 TN configurations of the GPU's architecture
+#   (sm90 on Hopper, else sm80) and profiles a 4096 x 4096 x 4096 bf16 GEMM: each configuration
+#   verified against a device reference, then timed; a table sorted by speed.
+#   Without one: builds it with the reduced space and lists every configuration with its static
+#   resource use (and the dropped ones with their reasons).
+# Extra arguments go to tessera-profile (e.g. tools/run.sh --m 16,128,4096 --json out.json).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 cd "$TESSERA_ROOT"
 tools/setup-deps.sh
 
 build=build/run
-cmake --preset default -B "$build" -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_BENCHES=OFF >/dev/null
-cmake --build "$build" -j "$JOBS" --target 03_layouts
-"$build/examples/03_layouts"
+if ! command -v nvcc >/dev/null 2>&1; then
+  echo "run.sh: tessera-profile needs the CUDA toolkit (nvcc) to build; install it (/usr/local/cuda) and run again" >&2
+  exit 1
+fi
+if has_gpu; then
+  cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '. ')
+  if [ "$cc" = 90 ]; then arch=90a kernels='^sm90_bf16_tn'; else arch=80 kernels='^sm80_bf16_tn'; fi
+  cmake --preset default -B "$build" -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_BENCHES=OFF -DTESSERA_BUILD_EXAMPLES=OFF \
+    -DCMAKE_CUDA_ARCHITECTURES="$arch" -DTESSERA_PROFILER_SPACE=default -DTESSERA_PROFILER_KERNELS="$kernels" >/dev/null
+  cmake --build "$build" -j "$JOBS" --target tessera-profile
+  "$build/tools/profiler/tessera-profile" profile gemm --m 4096 --n 4096 --k 4096 --dtype bf16 --layout tn "$@"
+else
+  echo "run.sh: no GPU here: building tessera-profile (reduced space) and listing the configurations"
+  cmake --preset default -B "$build" -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_BENCHES=OFF -DTESSERA_BUILD_EXAMPLES=OFF \
+    -DTESSERA_PROFILER_SPACE=reduced -DTESSERA_PROFILER_KERNELS= >/dev/null
+  cmake --build "$build" -j "$JOBS" --target tessera-profile
+  "$build/tools/profiler/tessera-profile" list gemm "$@"
+fi

@@ -43,6 +43,13 @@
 // The spelling used on almost every function of the library.
 #define TESSERA_HD TESSERA_HOST_DEVICE TESSERA_FORCEINLINE
 
+// A function kept out of line (a call where it is used), on the device too.
+#if defined(TESSERA_CUDA)
+#  define TESSERA_NOINLINE __noinline__
+#else
+#  define TESSERA_NOINLINE __attribute__((noinline))
+#endif
+
 // Loop unrolling for device compilers; nothing for host compilers (g++ warns on `#pragma unroll`).
 //   TESSERA_UNROLL for (...)              fully
 //   TESSERA_UNROLL_N(expr) for (...)       expr times (an integral constant expression)

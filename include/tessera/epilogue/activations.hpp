@@ -78,4 +78,24 @@ struct Clamp {
   TESSERA_HD float operator()(float x, Coord const&) const { return x < lo ? lo : (x > hi ? hi : x); }
 };
 
+// An activation chosen at run time: one kernel for all of them (the profiler's fused epilogue),
+// at the cost of a uniform switch per element. kClamp uses lo and hi.
+enum class Activation { kIdentity, kRelu, kGeluTanh, kGeluErf, kSigmoid, kSilu, kClamp };
+
+struct AnyActivation {
+  Activation kind = Activation::kIdentity;
+  float lo = 0.0f, hi = 0.0f;
+  TESSERA_HD float operator()(float x, Coord const& c) const {
+    switch (kind) {
+      case Activation::kRelu: return Relu{}(x, c);
+      case Activation::kGeluTanh: return GeluTanh{}(x, c);
+      case Activation::kGeluErf: return GeluErf{}(x, c);
+      case Activation::kSigmoid: return Sigmoid{}(x, c);
+      case Activation::kSilu: return Silu{}(x, c);
+      case Activation::kClamp: return Clamp{lo, hi}(x, c);
+      default: return x;
+    }
+  }
+};
+
 }  // namespace tessera::epilogue

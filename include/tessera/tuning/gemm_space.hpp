@@ -13,10 +13,8 @@
 
 #include <cstdint>
 #include <string>
-#include <tuple>
-#include <type_traits>
 
-#include "tessera/gemm/config.hpp"
+#include "tessera/gemm/config_of.hpp"
 
 namespace tessera::tuning {
 
@@ -24,29 +22,7 @@ using gemm::ConfigError;
 using gemm::ConfigSpec;
 using gemm::Dtype;
 
-namespace detail {
-// The element type of a Dtype, in the enumerators' order (gemm/config_check.hpp).
-template <Dtype T>
-using TypeOf = std::tuple_element_t<std::size_t(T), std::tuple<void, bfloat16, half, float, std::int8_t, std::int32_t,
-                                                                float8_e4m3, float8_e5m2>>;
-static_assert(gemm::dtype_of<TypeOf<Dtype::kBf16>> == Dtype::kBf16 && gemm::dtype_of<TypeOf<Dtype::kInt32>> == Dtype::kInt32 &&
-                  gemm::dtype_of<TypeOf<Dtype::kE5m2>> == Dtype::kE5m2,
-              "tuning::TypeOf follows gemm::Dtype's enumerators");
-
-template <ConfigSpec S>
-using WarpsOf = std::conditional_t<(S.consumers > 0),
-                                   gemm::Warpgroups<S.consumers, std::conditional_t<S.ping_pong, gemm::PingPong, gemm::Cooperative>,
-                                                    gemm::ClusterShape<S.cluster_m, S.cluster_n>>,
-                                   gemm::Warps<S.warps_m, S.warps_n>>;
-}  // namespace detail
-
-// The gemm::Config a (valid) spec describes, with epilogue Epi.
-template <ConfigSpec S, class Epi = epilogue::Identity>
-using ConfigOf = gemm::Config<std::conditional_t<S.arch_cc == 90, arch::Sm90, arch::Sm80>, detail::TypeOf<S.a>,
-                              std::conditional_t<S.a_k_major, RowMajor, ColumnMajor>, detail::TypeOf<S.b>,
-                              std::conditional_t<S.b_k_major, ColumnMajor, RowMajor>, detail::TypeOf<S.d>,
-                              detail::TypeOf<S.acc>, gemm::BlockTile<S.bm, S.bn, S.bk>, detail::WarpsOf<S>,
-                              gemm::Stages<S.stages>, Epi>;
+using gemm::ConfigOf;
 
 // One candidate: its spec and the first check it fails (kNone: valid).
 struct Candidate {
@@ -70,10 +46,11 @@ struct CandidateList {
   }
 };
 
-// kDefault: the profiler's space. kReduced: a few per architecture and type, for CI builds.
+// kDefault: the profiler's space. kReduced: one to three per architecture and type (13), for CI
+// builds of the profiler.
 enum class SpaceSize { kDefault, kReduced };
 
-inline constexpr int kSpaceCapacity = 512;
+inline constexpr int kSpaceCapacity = 768;
 
 namespace detail {
 struct Types {
@@ -106,7 +83,7 @@ constexpr void add_sm80(CandidateList<Cap>& out, bool reduced) {
   for (Types const t : types) {
     int const bk = t.a == Dtype::kF32 ? 16 : t.a == Dtype::kInt8 ? 64 : 32;
     for (Shape const sh : shapes) {
-      if (reduced && sh.bm != 128) continue;
+      if (reduced && !(sh.bm == 128 && sh.bn == 128)) continue;
       for (int stages : {3, 4, 5}) {
         if (reduced && stages != 3) continue;
         ConfigSpec s = base(80, t, true, true);
@@ -137,7 +114,8 @@ constexpr void add_sm90(CandidateList<Cap>& out, bool reduced) {
   };
   constexpr Shape shapes[] = {{128, 256, 2, false, 1}, {128, 256, 2, false, 2}, {128, 128, 2, false, 1}, {128, 192, 2, false, 1},
                               {128, 128, 2, true, 1},  {64, 256, 2, true, 1},   {64, 256, 2, true, 2},   {64, 128, 1, false, 1},
-                              {64, 64, 1, false, 1},   {64, 32, 1, false, 1},   {128, 256, 2, true, 1}};
+                              {64, 64, 1, false, 1},   {64, 32, 1, false, 1},   {128, 256, 2, true, 1},
+                              {128, 32, 2, false, 1}};  // the last for decode shapes with swap_ab
   constexpr bool orders[4][2] = {{true, true}, {false, false}, {false, true}, {true, false}};  // tn, nt, nn, tt
   for (Types const t : types) {
     int const bk = 128 / gemm::dtype_bytes(t.a);
@@ -145,8 +123,11 @@ constexpr void add_sm90(CandidateList<Cap>& out, bool reduced) {
       if (gemm::is_fp8(t.a) && !(o[0] && o[1])) continue;
       if (reduced && !(o[0] && o[1])) continue;
       for (Shape const sh : shapes) {
-        if (reduced && sh.cluster_m != 1) continue;
-        for (int stages : {4, 5, 8}) {
+        // reduced: the three kernels' shapes: cooperative 128 x 256, one consumer, ping-pong
+        if (reduced && !((sh.bm == 128 && sh.bn == 256 && !sh.ping_pong && sh.cluster_m == 1) || (sh.bm == 64 && sh.bn == 128) ||
+                         (sh.bm == 128 && sh.bn == 128 && sh.ping_pong)))
+          continue;
+        for (int stages : {4, 5, 8, 12, 16}) {  // the deep ones for the narrow (decode) tiles
           if (reduced && stages != 4) continue;
           ConfigSpec s = base(90, t, o[0], o[1]);
           s.bm = sh.bm;
@@ -175,9 +156,11 @@ constexpr CandidateList<kSpaceCapacity> gemm_space(SpaceSize size) {
 // "sm90_bf16_tn_128x256x64_2wg_coop_s4" (+ "_c2x1" for clusters; "4x2w" for Warps<4, 2>).
 inline std::string name(ConfigSpec const& s) {
   auto const i = [](int v) { return std::to_string(v); };
-  std::string n = "sm" + i(s.arch_cc) + "_" + gemm::dtype_name(s.a);
-  if (s.b != s.a) n += std::string("x") + gemm::dtype_name(s.b);
-  if (s.d != s.a) n += std::string("_to_") + gemm::dtype_name(s.d);
+  // float operands are multiplied as tf32
+  auto const in = [](Dtype t) { return std::string(t == Dtype::kF32 ? "tf32" : gemm::dtype_name(t)); };
+  std::string n = "sm" + i(s.arch_cc) + "_" + in(s.a);
+  if (s.b != s.a) n += "x" + in(s.b);
+  if (s.d != s.a) n += std::string("_to_") + gemm::dtype_name(s.d);  // (f32 D of tf32 operands is implied)
   n += std::string("_") + (s.a_k_major ? "t" : "n") + (s.b_k_major ? "n" : "t");
   n += "_" + i(s.bm) + "x" + i(s.bn) + "x" + i(s.bk);
   if (s.warp_specialized())
@@ -187,6 +170,30 @@ inline std::string name(ConfigSpec const& s) {
   n += "_s" + i(s.stages);
   if (s.cluster_m * s.cluster_n > 1) n += "_c" + i(s.cluster_m) + "x" + i(s.cluster_n);
   return n;
+}
+
+// The spec as C++ source: a designated initializer of tessera::gemm::ConfigSpec (what the
+// profiler's generated translation units and the header `tessera-profile emit` writes contain).
+inline std::string cpp_initializer(ConfigSpec const& s) {
+  auto const dtype = [](Dtype t) {
+    constexpr char const* names[] = {"kUnknown", "kBf16", "kF16", "kF32", "kInt8", "kInt32", "kE4m3", "kE5m2"};
+    return std::string("tessera::gemm::Dtype::") + names[int(t)];
+  };
+  auto const b = [](bool v) { return std::string(v ? "true" : "false"); };
+  auto const i = [](int v) { return std::to_string(v); };
+  return "{.arch_cc = " + i(s.arch_cc) + ", .layouts_known = " + b(s.layouts_known) + ", .a_k_major = " + b(s.a_k_major) +
+         ", .b_k_major = " + b(s.b_k_major) + ", .a = " + dtype(s.a) + ", .b = " + dtype(s.b) + ", .d = " + dtype(s.d) +
+         ", .acc = " + dtype(s.acc) + ", .bm = " + i(s.bm) + ", .bn = " + i(s.bn) + ", .bk = " + i(s.bk) + ", .warps_m = " +
+         i(s.warps_m) + ", .warps_n = " + i(s.warps_n) + ", .consumers = " + i(s.consumers) + ", .ping_pong = " + b(s.ping_pong) +
+         ", .cluster_m = " + i(s.cluster_m) + ", .cluster_n = " + i(s.cluster_n) + ", .stages = " + i(s.stages) + "}";
+}
+
+// The candidate of the default space named `config_name` (null when there is none).
+inline Candidate const* find_candidate(std::string const& config_name) {
+  static auto const space = gemm_space(SpaceSize::kDefault);
+  for (int i = 0; i < space.size; ++i)
+    if (name(space.items[i].spec) == config_name) return &space.items[i];
+  return nullptr;
 }
 
 }  // namespace tessera::tuning

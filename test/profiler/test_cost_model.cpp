@@ -1,0 +1,119 @@
+// The static cost model: monotone in the problem's size for every configuration, the automatic
+// split-K it assumes, and sensible preferences (big tiles for big problems, narrow ones for decode).
+#include <catch2/catch.hpp>
+
+#include "cost_model.hpp"
+#include "tessera/tuning/gemm_space.hpp"
+
+using namespace tessera;
+using namespace tessera::profiler;
+
+namespace {
+auto const kSpace = tuning::gemm_space(tuning::SpaceSize::kDefault);
+
+gemm::ConfigSpec const& spec_named(std::string const& name) {
+  tuning::Candidate const* c = tuning::find_candidate(name);
+  REQUIRE(c != nullptr);
+  return c->spec;
+}
+
+// The best configuration by the model for a bf16 tn problem on the H100 model (with swap variants).
+std::string best_bf16_tn(ProblemShape p) {
+  DeviceModel const d = h100();
+  double best = 1e300;
+  std::string name;
+  for (int i = 0; i < kSpace.size; ++i) {
+    auto const& c = kSpace.items[i];
+    if (!c.valid() || c.spec.a != gemm::Dtype::kBf16 || !c.spec.a_k_major || !c.spec.b_k_major) continue;
+    for (bool swap : {false, true}) {
+      if (swap && !c.spec.warp_specialized()) continue;
+      double const t = predict_us(c.spec, swap, p, d);
+      if (t < best) {
+        best = t;
+        name = tuning::name(c.spec) + (swap ? "_swap" : "");
+      }
+    }
+  }
+  return name;
+}
+}  // namespace
+
+// A larger M, N or K never costs less while the GEMM's automatic split-K stays the same. Where the
+// split changes, the GEMM itself can get faster with size (M = 127 of a 128 x 256 tile is cut into
+// 8 K slices whose partial sums cost more than M = 500's 2 slices; 65 k-tiles make 13 slices of 5
+// where 64 made 16 of 4), and the model may follow it.
+TEST_CASE("the cost model never predicts less time for a larger problem", "[profiler][cost]") {
+  DeviceModel const d = h100();
+  std::vector<int> const sizes = {1, 7, 16, 64, 127, 128, 500, 1024, 4096, 4099, 14336};
+  for (int i = 0; i < kSpace.size; ++i) {
+    auto const& c = kSpace.items[i];
+    if (!c.valid()) continue;
+    for (bool swap : {false, true}) {
+      for (int base : {16, 4096}) {
+        for (int axis = 0; axis < 3; ++axis) {
+          double last = 0;
+          int last_split = 0;
+          for (int v : sizes) {
+            ProblemShape p{base, base, base, 1};
+            (axis == 0 ? p.m : axis == 1 ? p.n : p.k) = v;
+            double const t = predict_us(c.spec, swap, p, d);
+            ProblemShape kernel_view = p;
+            if (swap) std::swap(kernel_view.m, kernel_view.n);
+            int const split = automatic_split(c.spec, kernel_view, d.sms);
+            if (split != last_split) last = 0;  // a new split: compare from here on
+            last_split = split;
+            INFO(tuning::name(c.spec) << (swap ? " swapped" : "") << ": axis " << axis << " = " << v << " (others " << base
+                                      << "): " << t << " us after " << last << " us");
+            REQUIRE(t > 0);
+            REQUIRE(t >= last * (1 - 1e-12));
+            last = t;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the model's split-K is the GEMM's automatic choice", "[profiler][cost]") {
+  gemm::ConfigSpec const& s = spec_named("sm90_bf16_tn_64x64x64_1wg_coop_s12");
+  CHECK(automatic_split(s, {4096, 4096, 4096, 1}, 132) == 1);   // 4096 tiles
+  CHECK(automatic_split(s, {1, 4096, 4096, 1}, 132) == 2);      // 64 tiles: 132 / 64
+  CHECK(automatic_split(s, {1, 1024, 4096, 1}, 132) == 8);      // 16 tiles: 8 slices of 8 k-tiles
+  CHECK(automatic_split(s, {1, 64, 4096, 1}, 132) == 16);       // at most 16
+  CHECK(automatic_split(s, {1, 64, 256, 1}, 132) == 1);         // 4 k-tiles: none shorter than 4
+  gemm::ConfigSpec const& t = spec_named("sm80_bf16_tn_128x128x32_2x2w_s3");
+  CHECK(automatic_split(t, {128, 1024, 4096, 1}, 108) == 13);   // 8 tiles: ceil(108 / 8) = 14 slices of 10 k-tiles = 13
+}
+
+TEST_CASE("the model prefers big tiles for big problems and narrow ones for decode", "[profiler][cost]") {
+  std::string const big = best_bf16_tn({8192, 8192, 8192, 1});
+  INFO(big);
+  CHECK((big.find("sm90_") == 0 && (big.find("128x256") != std::string::npos || big.find("128x192") != std::string::npos)));
+  std::string const decode = best_bf16_tn({16, 4096, 4096, 1});
+  INFO(decode);
+  CHECK(decode.find("sm90_") == 0);
+  CHECK(decode.find("128x256") == std::string::npos);  // 16 output tiles of 128 x 256 would leave most SMs idle
+  // Bandwidth-bound: every sm90 candidate is predicted within the DRAM floor plus fixed costs' reach.
+  DeviceModel const d = h100();
+  double const floor_us = 2.0 * 4096 * 4096 / (d.dram_gbps * 1e3);
+  CHECK(predict_us(spec_named("sm90_bf16_tn_64x64x64_1wg_coop_s12"), false, {16, 4096, 4096, 1}, d) < 2.5 * floor_us);
+}
+
+TEST_CASE("top-k takes the best predictions, at most two of a tile family", "[profiler][cost]") {
+  auto spec = [](int bm, int bn, int stages) {
+    gemm::ConfigSpec s;
+    s.arch_cc = 90;
+    s.bm = bm;
+    s.bn = bn;
+    s.consumers = 1;
+    s.stages = stages;
+    return s;
+  };
+  std::vector<Prediction> const c = {{spec(64, 64, 4), 10.0}, {spec(64, 64, 8), 10.0}, {spec(64, 64, 12), 10.0},
+                                     {spec(64, 32, 4), 11.0}, {spec(64, 128, 4), 9.0},  {spec(64, 32, 8), 12.0}};
+  // 64x128 first; then the 64x64 ties, deeper stages first, two of them; then 64x32 twice.
+  CHECK(select_top_k(c, 8) == std::vector<int>{4, 2, 1, 3, 5});
+  CHECK(select_top_k(c, 3) == std::vector<int>{4, 2, 1});
+  CHECK(select_top_k(c, 8, 1) == std::vector<int>{4, 2, 3});
+  CHECK(select_top_k({}, 8).empty());
+}

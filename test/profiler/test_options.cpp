@@ -1,0 +1,108 @@
+// The profiler's command-line vocabulary: integer lists and ranges, dtypes, layouts, epilogue
+// names, kernel globs; each error names the valid choices.
+#include <catch2/catch.hpp>
+
+#include "options.hpp"
+#include "tessera/tuning/epilogue_stages.hpp"
+
+using namespace tessera;
+using namespace tessera::profiler;
+
+TEST_CASE("integer lists and ranges", "[profiler][cli]") {
+  std::vector<int> v;
+  REQUIRE(parse_int_list("4096", v).ok());
+  CHECK(v == std::vector<int>{4096});
+  REQUIRE(parse_int_list("16,128,4096", v).ok());
+  CHECK(v == std::vector<int>{16, 128, 4096});
+  REQUIRE(parse_int_list("64:256:64", v).ok());
+  CHECK(v == std::vector<int>{64, 128, 192, 256});
+  REQUIRE(parse_int_list("1,16:40:12,7", v).ok());
+  CHECK(v == std::vector<int>{1, 16, 28, 40, 7});
+  REQUIRE(parse_int_list("5:5:3", v).ok());
+  CHECK(v == std::vector<int>{5});
+  for (char const* bad : {"", "0", "-4", "a", "16,", ",16", "4:2:1", "1:2", "1:8:0", "1::2", "3x"}) {
+    INFO(bad);
+    Status const s = parse_int_list(bad, v);
+    CHECK_FALSE(s.ok());
+    CHECK_THAT(s.message(), Catch::Contains("start:end:step"));
+  }
+  CHECK(v == std::vector<int>{5});  // untouched by the failures
+}
+
+TEST_CASE("dtypes and layouts, with their aliases and the choices on error", "[profiler][cli]") {
+  ProblemTypes t;
+  REQUIRE(parse_dtype("bf16", t).ok());
+  CHECK((t.a == gemm::Dtype::kBf16 && t.d == gemm::Dtype::kBf16 && t.name == "bf16"));
+  REQUIRE(parse_dtype("fp16", t).ok());
+  CHECK(t.name == "f16");
+  REQUIRE(parse_dtype("f32", t).ok());
+  CHECK((t.a == gemm::Dtype::kF32 && t.name == "tf32"));
+  REQUIRE(parse_dtype("s8", t).ok());
+  CHECK((t.a == gemm::Dtype::kInt8 && t.d == gemm::Dtype::kInt32));
+  REQUIRE(parse_dtype("fp8", t).ok());
+  CHECK((t.a == gemm::Dtype::kE4m3 && t.d == gemm::Dtype::kBf16 && t.name == "e4m3"));
+  Status s = parse_dtype("bf17", t);
+  CHECK_FALSE(s.ok());
+  CHECK_THAT(s.message(), Catch::Contains("unknown dtype 'bf17'") && Catch::Contains("bf16, f16") && Catch::Contains("e4m3"));
+
+  Layout l;
+  REQUIRE(parse_layout("nt", l).ok());
+  CHECK((!l.a_k_major && !l.b_k_major));
+  REQUIRE(parse_layout("tt", l).ok());
+  CHECK((l.a_k_major && !l.b_k_major));
+  for (bool a : {true, false})
+    for (bool b : {true, false}) {
+      REQUIRE(parse_layout(layout_name(a, b), l).ok());
+      CHECK((l.a_k_major == a && l.b_k_major == b));
+    }
+  s = parse_layout("rc", l);
+  CHECK_THAT(s.message(), Catch::Contains("unknown layout 'rc'") && Catch::Contains("tn (row-major A, column-major B)"));
+}
+
+TEST_CASE("kernel globs", "[profiler][cli]") {
+  CHECK(glob_match("sm90_*", "sm90_bf16_tn_128x256x64_2wg_coop_s4"));
+  CHECK(glob_match("*coop*s4", "sm90_bf16_tn_128x256x64_2wg_coop_s4"));
+  CHECK(glob_match("sm?0_*", "sm80_bf16"));
+  CHECK(glob_match("*", ""));
+  CHECK_FALSE(glob_match("sm90_*", "sm80_bf16"));
+  CHECK_FALSE(glob_match("*_swap", "sm90_bf16_tn_64x32x64_1wg_coop_s12"));
+  CHECK(glob_match("a*b*c", "a_x_b_y_c"));
+  CHECK_FALSE(glob_match("a*b*c", "a_x_c_y_b"));
+  CHECK(matches_any("sm80_*,*_swap", "sm90_bf16_x_swap"));
+  CHECK_FALSE(matches_any("sm80_*,*_swap", "sm90_bf16_x"));
+}
+
+TEST_CASE("epilogue names parse to stages in the chain's order and print back", "[profiler][cli][epilogue]") {
+  tuning::EpilogueStages e;
+  REQUIRE(tuning::parse_epilogue("none", e).ok());
+  CHECK_FALSE(e.any());
+  REQUIRE(tuning::parse_epilogue("bias_gelu", e).ok());
+  CHECK((e.bias && e.activation == epilogue::Activation::kGeluTanh && !e.linear && !e.residual));
+  REQUIRE(tuning::parse_epilogue("residual+relu+linear+bias", e).ok());
+  CHECK(tuning::epilogue_name(e) == "linear_bias_relu_residual");
+  REQUIRE(tuning::parse_epilogue("scale_shift_gelu_erf", e).ok());
+  CHECK((e.scale_shift && e.activation == epilogue::Activation::kGeluErf));
+  REQUIRE(tuning::parse_epilogue("bias_gelu_erf", e).ok());
+  CHECK(tuning::epilogue_name(e) == "bias_gelu_erf");
+
+  // Every combination survives name -> parse.
+  for (int mask = 0; mask < 16; ++mask)
+    for (auto act : {epilogue::Activation::kIdentity, epilogue::Activation::kRelu, epilogue::Activation::kGeluTanh,
+                     epilogue::Activation::kGeluErf, epilogue::Activation::kSigmoid, epilogue::Activation::kSilu,
+                     epilogue::Activation::kClamp}) {
+      tuning::EpilogueStages const want{bool(mask & 1), bool(mask & 2), bool(mask & 4), act, bool(mask & 8)};
+      tuning::EpilogueStages got;
+      INFO(tuning::epilogue_name(want));
+      REQUIRE(tuning::parse_epilogue(tuning::epilogue_name(want), got).ok());
+      CHECK(got == want);
+    }
+
+  for (auto [text, why] : {std::pair{"bias_gleu", "unknown stage 'gleu'"}, std::pair{"relu_gelu", "two activations"},
+                           std::pair{"bias+bias", "'bias' appears twice"}, std::pair{"bias_", "ends with a separator"},
+                           std::pair{"", "no stage named"}}) {
+    INFO(text);
+    Status const s = tuning::parse_epilogue(text, e);
+    CHECK_FALSE(s.ok());
+    CHECK_THAT(s.message(), Catch::Contains(why) && Catch::Contains("none, linear, bias, scale_shift, relu, gelu, gelu_erf"));
+  }
+}

@@ -1,0 +1,112 @@
+// gemm::Tuned over a header `tessera-profile emit` wrote at build time (from sample_profile.json):
+// the header compiles in a plain CUDA translation unit; on a GPU, each problem runs with the
+// nearest entry that can implement it (swap_ab entries included) and matches a host reference,
+// with the plain and a fused epilogue.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "tessera/epilogue/tensor_stages.hpp"
+#include "tessera_tuned_sample.hpp"  // generated: namespace tessera_tuned_sample { bf16_tn, f16_tn_bias_gelu }
+
+using namespace tessera;
+
+namespace {
+
+template <class T>
+T* to_device(std::vector<T> const& h) {
+  T* p = nullptr;
+  REQUIRE(cudaMalloc(&p, h.size() * sizeof(T)) == cudaSuccess);
+  REQUIRE(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
+  return p;
+}
+
+bool have_gpu() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+// D = A B (+ bias) for bf16 tn on random data; returns the worst |error| / tolerance.
+template <class G>
+double check(int m, int n, int k, int expect_entry, bool with_bias) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> v(-7, 7);
+  auto value = [&] { int x = v(rng); return bfloat16(float(x == 0 ? 1 : x) / 8.0f); };
+  std::vector<bfloat16> a(std::size_t(m) * k), b(std::size_t(n) * k), bias(static_cast<std::size_t>(n));
+  std::vector<bfloat16> d(std::size_t(m) * n, bfloat16(-999.0f));
+  for (auto& x : a) x = value();
+  for (auto& x : b) x = value();
+  for (auto& x : bias) x = value();
+  bfloat16 *da = to_device(a), *db = to_device(b), *dd = to_device(d), *dbias = to_device(bias);
+  typename G::Arguments args{};
+  args.m = m;
+  args.n = n;
+  args.k = k;
+  args.a = da;
+  args.lda = k;
+  args.b = db;
+  args.ldb = k;
+  args.d = dd;
+  args.ldd = n;
+  args.split_k = 0;
+  if constexpr (!std::is_same_v<decltype(args.epilogue), epilogue::Identity>) args.epilogue = {{dbias}};
+  REQUIRE(G::select(args) == expect_entry);
+  std::size_t const bytes = G::workspace_size(args);
+  void* ws = nullptr;
+  if (bytes > 0) REQUIRE(cudaMalloc(&ws, bytes) == cudaSuccess);
+  Status const s = G::run(args, ws);
+  INFO(s.message());
+  REQUIRE(s.ok());
+  REQUIRE(cudaMemcpy(d.data(), dd, d.size() * sizeof(bfloat16), cudaMemcpyDeviceToHost) == cudaSuccess);
+  double worst = 0;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double acc = 0, mag = 0;
+      for (int kk = 0; kk < k; ++kk) {
+        double const p = double(a[std::size_t(i) * k + kk].to_float()) * b[std::size_t(j) * k + kk].to_float();
+        acc += p;
+        mag += std::fabs(p);
+      }
+      if (with_bias) acc += bias[std::size_t(j)].to_float();
+      double const want = bfloat16(float(acc)).to_float(), have = d[std::size_t(i) * n + j].to_float();
+      worst = std::max(worst, std::fabs(have - want) / (std::ldexp(1.0, -7) * std::fabs(want) + std::ldexp(1.0, -20) * mag + 1e-6));
+    }
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dd);
+  cudaFree(dbias);
+  cudaFree(ws);
+  return worst;
+}
+
+}  // namespace
+
+// The tables hold what the sample's winners were: bf16 tn at M = 1 (swapped 64 x 128), 128 and 4096.
+static_assert(tessera_tuned_sample::bf16_tn.size == 3 && tessera_tuned_sample::f16_tn_bias_gelu.size == 1);
+static_assert(tessera_tuned_sample::bf16_tn.entries[0].m == 1 && tessera_tuned_sample::bf16_tn.entries[0].swap_ab);
+static_assert(tessera_tuned_sample::bf16_tn.entries[2].spec == gemm::ConfigSpec{.arch_cc = 90, .a = gemm::Dtype::kBf16,
+                  .b = gemm::Dtype::kBf16, .d = gemm::Dtype::kBf16, .bm = 128, .bn = 256, .bk = 64, .consumers = 2, .stages = 4});
+
+TEST_CASE("Tuned dispatches each problem to the nearest entry and computes it", "[tuned][gpu]") {
+  if (!have_gpu()) FAIL("needs a CUDA GPU");
+  using Plain = gemm::Tuned<tessera_tuned_sample::bf16_tn>;
+  CHECK(check<Plain>(2, 384, 256, 0, false) <= 1.0);      // nearest (1, 4096, 4096): the swapped entry
+  CHECK(check<Plain>(100, 200, 320, 1, false) <= 1.0);    // nearest (128, 4096, 4096)
+  CHECK(check<Plain>(2500, 384, 256, 2, false) <= 1.0);   // nearest (4096, 4096, 4096)
+  using Biased = gemm::Tuned<tessera_tuned_sample::bf16_tn, epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>>>;
+  CHECK(check<Biased>(127, 130, 72, 1, true) <= 1.0);  // (K = 72: rows of A and B 16-byte aligned, as TMA needs)
+}
+
+TEST_CASE("Tuned refuses a problem no entry can run, with the entry's reason", "[tuned][gpu]") {
+  if (!have_gpu()) FAIL("needs a CUDA GPU");
+  using Plain = gemm::Tuned<tessera_tuned_sample::bf16_tn>;
+  Plain::Arguments args{};
+  args.m = args.n = args.k = 64;
+  args.lda = args.ldb = args.ldd = 64;  // null pointers
+  CHECK(Plain::select(args) == -1);
+  Status const s = Plain::run(args);
+  CHECK_FALSE(s.ok());
+  CHECK_THAT(s.message(), Catch::Contains("no entry of the table can run this problem") && Catch::Contains("null pointer"));
+}

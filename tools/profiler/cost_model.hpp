@@ -1,0 +1,62 @@
+// The static cost model behind `--top-k`: a time estimate per configuration and problem from the
+// device's peak rates, without running anything. It ranks; it does not predict to the percent.
+//
+//   time = launch + max(DRAM floor, waves x time of one work item + split-K's reduction)
+//   work item = one output tile's share of K: max(tensor time, operand fetch time) + epilogue
+//
+// - tensor time: the tile's FLOPs at the SM's peak rate for the architecture's MMA (wgmma, or
+//   mma.sync at half of it on Hopper), times an efficiency that falls with the tile's operand
+//   intensity bm bn / (bm + bn) (small tiles feed the tensor cores worse);
+// - operand fetch: the stages in flight (stages - 1 of them, each bm + bn rows of BK) over the
+//   memory latency bound what one SM can fetch, and the SMs share the L2 bandwidth;
+// - waves: work items (tiles x K slices, the GEMM's own split-K choice) over the SMs (one block
+//   per SM for the persistent sm90 kernel, as many as fit for sm80); the partial tile of the last
+//   wave costs a whole item (wave quantization);
+// - DRAM floor: A, B and D once at the DRAM bandwidth (split-K's partial sums stay in L2).
+#pragma once
+
+#include <vector>
+
+#include "tessera/gemm/config_check.hpp"
+
+namespace tessera::profiler {
+
+struct DeviceModel {
+  int sms = 132;
+  int cc = 90;
+  double clock_ghz = 1.98;          // SM clock (the device's maximum)
+  double dram_gbps = 3350.0 * 0.8;  // achievable DRAM bandwidth
+  double l2_gbps = 3350.0 * 3.0;    // L2 to SMs, all SMs together
+  double latency_us = 1.2;          // a load's round trip under load
+  double launch_us = 4.0;           // launch and ramp of a kernel
+  int smem_per_sm = 228 * 1024;
+};
+
+// The device's model from its properties (sms, cc, clocks, bus width); h100() when no GPU.
+DeviceModel h100();
+
+struct ProblemShape {
+  int m = 1, n = 1, k = 1, batch = 1;
+};
+
+// Dense tensor FLOP per clock per SM for the spec's MMA on the model's device.
+double flops_per_clock_per_sm(gemm::ConfigSpec const& s, DeviceModel const& d);
+
+// The split-K the GEMM chooses automatically (Gemm::split_k_for with split_k = 0), on the kernel's
+// view of the problem.
+int automatic_split(gemm::ConfigSpec const& s, ProblemShape const& p, int sms);
+
+// Estimated microseconds of the configuration on the problem (swap_ab: the transposed problem).
+double predict_us(gemm::ConfigSpec const& s, bool swap_ab, ProblemShape const& p, DeviceModel const& d);
+
+// --top-k's choice: the k candidates of least predicted time, at most `per_family` of each tile
+// family (block tile, schedule, cluster: its stage counts and swap_ab variants differ little, and
+// near-ties of one family would crowd out the others), equal predictions ordered deeper stages
+// first. Returns indices into `candidates`, best first.
+struct Prediction {
+  gemm::ConfigSpec spec;
+  double us = 0;
+};
+std::vector<int> select_top_k(std::vector<Prediction> const& candidates, int k, int per_family = 2);
+
+}  // namespace tessera::profiler

@@ -1,0 +1,361 @@
+// tessera-profile: lists Tessera's GEMM configurations (no GPU needed), profiles them on problems
+// (verified against a device reference, then timed), and emits the winners as a C++ header for
+// gemm::Tuned. See docs/profiler.md.
+//
+//   tessera-profile list gemm --arch 90 --dtype bf16
+//   tessera-profile profile gemm --m 16,128,4096 --n 4096 --k 4096 --dtype bf16 --layout tn --json out.json
+//   tessera-profile emit out.json -o my_tuned.hpp --namespace my_tuned
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cost_model.hpp"
+#include "emit.hpp"
+#include "options.hpp"
+#include "registry_all.hpp"
+#include "report.hpp"
+#include "runner.hpp"
+#include "tessera/tuning/gemm_space.hpp"
+
+namespace tp = tessera::profiler;
+namespace tuning = tessera::tuning;
+namespace gemm = tessera::gemm;
+using tessera::Status;
+
+namespace {
+
+// A CLI11 check from one of our parsers: its message lists the valid choices.
+template <class Parse>
+CLI::Validator checked(Parse parse, std::string const& name) {
+  return CLI::Validator(
+      [parse](std::string& text) {
+        Status const s = parse(text);
+        return s.ok() ? std::string() : s.message();
+      },
+      name);
+}
+
+CLI::Validator const kOperation = checked(
+    [](std::string const& t) {
+      return t == "gemm" ? Status::success()
+                         : Status::invalid_argument("unknown operation '" + t + "'; the operations are: gemm");
+    },
+    "OPERATION");
+
+std::string today() {
+  std::time_t const now = std::time(nullptr);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&now));
+  return buf;
+}
+
+bool dtype_matches(gemm::ConfigSpec const& s, tp::ProblemTypes const& t) { return s.a == t.a && s.b == t.b && s.d == t.d; }
+
+// ---- list ------------------------------------------------------------------------------------------
+struct ListOptions {
+  std::string operation, dtype, layout, kernels;
+  int arch = 0;
+  bool invalid_only = false, valid_only = false;
+};
+
+int run_list(ListOptions const& o) {
+  tuning::GemmRegistry registry;
+  tp::register_all(registry);
+  tp::ProblemTypes types;
+  tp::Layout layout;
+  // (CLI11 has checked both)
+  if (!o.dtype.empty() && !tp::parse_dtype(o.dtype, types)) return 1;
+  if (!o.layout.empty() && !tp::parse_layout(o.layout, layout)) return 1;
+  auto const space = tuning::gemm_space(tuning::SpaceSize::kDefault);
+  int shown = 0, valid = 0, built = 0;
+  std::string rows;
+  for (int i = 0; i < space.size; ++i) {
+    tuning::Candidate const& c = space.items[i];
+    gemm::ConfigSpec const& s = c.spec;
+    std::string const name = tuning::name(s);
+    if (o.arch != 0 && s.arch_cc != o.arch) continue;
+    if (!o.dtype.empty() && !dtype_matches(s, types)) continue;
+    if (!o.layout.empty() && (s.a_k_major != layout.a_k_major || s.b_k_major != layout.b_k_major)) continue;
+    if (!o.kernels.empty() && !tp::matches_any(o.kernels, name)) continue;
+    if ((o.invalid_only && c.valid()) || (o.valid_only && !c.valid())) continue;
+    ++shown;
+    std::string const regs = s.warp_specialized()
+                                 ? fmt::format("{}/{}", gemm::kSm90ProducerRegisters, gemm::sm90_consumer_registers(s.consumers))
+                                 : fmt::format("{}", std::min(255, 65536 / s.threads() / 8 * 8));
+    std::string status;
+    if (!c.valid()) {
+      status = std::string("dropped: ") + gemm::config_error_message(c.error);
+    } else {
+      ++valid;
+      bool const in = registry.find(name) != nullptr;
+      built += in ? 1 : 0;
+      status = in ? "built" : "valid, not built into this binary";
+    }
+    rows += fmt::format("{:<48} {:>8.1f} {:>7} {:>7}  {}\n", name, gemm::smem_bytes(s) / 1024.0, s.threads(), regs, status);
+  }
+  std::printf("%s", fmt::format("{:<48} {:>8} {:>7} {:>7}  {}\n", "configuration", "smem KiB", "threads", "regs", "status").c_str());
+  std::printf("%s", rows.c_str());
+  std::printf("%s", fmt::format("\n{} configurations shown: {} valid ({} built into this binary: space \"{}\"{}), {} dropped.\n", shown, valid,
+                                built, tp::registry_space(),
+                                std::string(tp::registry_filter()).empty() ? "" : fmt::format(", filter \"{}\"", tp::registry_filter()),
+                                shown - valid)
+                        .c_str());
+  return 0;
+}
+
+// ---- profile ---------------------------------------------------------------------------------------
+struct ProfileOptions {
+  std::string operation, m = "4096", n = "4096", k = "4096", dtype = "bf16", layout = "tn", epilogue = "none", kernels;
+  int batch = 1, top_k = 0, warmup = 3, iterations = 100;
+  bool no_flush = false, quiet = false;
+  std::string csv, json, emit, namespace_name = "tessera_tuned";
+};
+
+struct Variant {
+  tuning::GemmKernel const* kernel;
+  bool swap_ab;
+  std::string name;
+  double predicted_us = 0;
+};
+
+void progress(int done, int total, std::string const& name) {
+  if (!isatty(fileno(stderr))) return;
+  int const width = 30, filled = total > 0 ? done * width / total : width;
+  std::fprintf(stderr, "\r  [%s%s] %d/%d %-60.60s", std::string(std::size_t(filled), '#').c_str(),
+               std::string(std::size_t(width - filled), '.').c_str(), done, total, name.c_str());
+  if (done == total) std::fprintf(stderr, "\r%*s\r", width + 80, "");
+  std::fflush(stderr);
+}
+
+int run_profile(ProfileOptions const& o) {
+  tp::ProblemTypes types;
+  tp::Layout layout;
+  tuning::EpilogueStages epilogue;
+  std::vector<int> ms, ns, ks;
+  for (Status s : {tp::parse_dtype(o.dtype, types), tp::parse_layout(o.layout, layout), tuning::parse_epilogue(o.epilogue, epilogue),
+                   tp::parse_int_list(o.m, ms), tp::parse_int_list(o.n, ns), tp::parse_int_list(o.k, ks)})
+    if (!s) {
+      std::fprintf(stderr, "tessera-profile: %s\n", s.message().c_str());
+      return 1;
+    }
+  if (Status s = tp::check_gpu(); !s) {
+    std::fprintf(stderr, "tessera-profile: %s\n", s.message().c_str());
+    return 1;
+  }
+  tuning::GemmRegistry registry;
+  tp::register_all(registry);
+  tp::TimingSettings timing;
+  timing.warmup = o.warmup;
+  timing.max_iterations = std::max(o.iterations, timing.min_iterations);
+  timing.flush_l2 = !o.no_flush;
+  tp::GemmRunner runner(timing);
+  int const cc = runner.compute_capability();
+  tp::DeviceModel const model = runner.model();
+
+  std::vector<Variant> variants;
+  for (auto const& k : registry.kernels()) {
+    gemm::ConfigSpec const& s = k.spec;
+    if (!dtype_matches(s, types) || s.a_k_major != layout.a_k_major || s.b_k_major != layout.b_k_major) continue;
+    if (s.arch_cc == 90 ? cc != 90 : cc < 80) continue;
+    for (bool swap : {false, true}) {
+      if (swap && !k.can_swap) continue;
+      std::string const name = k.name + (swap ? "_swap" : "");
+      if (!o.kernels.empty() && !tp::matches_any(o.kernels, name)) continue;
+      variants.push_back({&k, swap, name});
+    }
+  }
+  if (variants.empty()) {
+    std::fprintf(stderr,
+                 "tessera-profile: no configuration of this binary computes %s %s on compute capability %d.%d%s (`tessera-profile "
+                 "list gemm --dtype %s --layout %s` shows the space; this binary holds space \"%s\"%s)\n",
+                 types.name.c_str(), layout.name.c_str(), cc / 10, cc % 10, o.kernels.empty() ? "" : (" matching --kernels " + o.kernels).c_str(),
+                 types.name.c_str(), layout.name.c_str(), tp::registry_space(),
+                 std::string(tp::registry_filter()).empty() ? "" : (std::string(", filter ") + tp::registry_filter()).c_str());
+    return 1;
+  }
+
+  tp::Report report;
+  report.device = runner.device_name();
+  report.date = today();
+  int wrong = 0, problems_without = 0;
+  auto const all_start = std::chrono::steady_clock::now();
+  for (int m : ms)
+    for (int n : ns)
+      for (int k : ks) {
+        auto const start = std::chrono::steady_clock::now();
+        tp::GemmSetup setup{types, layout, epilogue, {m, n, k, o.batch}};
+        if (Status s = runner.prepare(setup); !s) {
+          std::fprintf(stderr, "tessera-profile: M=%d N=%d K=%d: %s\n", m, n, k, s.message().c_str());
+          return 1;
+        }
+        for (auto& v : variants) v.predicted_us = tp::predict_us(v.kernel->spec, v.swap_ab, setup.shape, model);
+        std::vector<Variant> order = variants;
+        std::stable_sort(order.begin(), order.end(), [](Variant const& a, Variant const& b) { return a.predicted_us < b.predicted_us; });
+        // --top-k: the K best by the model (at most 2 per tile family) among those that can run the problem.
+        std::vector<Variant> chosen;
+        std::vector<tp::Result> results;
+        if (o.top_k > 0) {
+          std::vector<Variant> runnable;
+          std::vector<tp::Prediction> predictions;
+          for (auto const& v : order)
+            if (v.kernel->can_implement(runner.problem(), v.swap_ab)) {
+              runnable.push_back(v);
+              predictions.push_back({v.kernel->spec, v.predicted_us});
+            }
+          for (int i : tp::select_top_k(predictions, o.top_k)) chosen.push_back(runnable[std::size_t(i)]);
+        } else {
+          chosen = order;
+        }
+        auto const runs_start = std::chrono::steady_clock::now();
+        for (std::size_t i = 0; i < chosen.size(); ++i) {
+          progress(int(i), int(chosen.size()), chosen[i].name);
+          tp::Result r = runner.run(*chosen[i].kernel, chosen[i].swap_ab);
+          r.predicted_us = chosen[i].predicted_us;
+          wrong += r.outcome == tp::Outcome::kWrong ? 1 : 0;
+          results.push_back(std::move(r));
+        }
+        progress(int(chosen.size()), int(chosen.size()), "");
+        auto const now = std::chrono::steady_clock::now();
+        double const seconds = std::chrono::duration<double>(now - start).count();
+        double const run_seconds = std::chrono::duration<double>(now - runs_start).count();
+        int passed = 0;
+        std::set<std::string> reasons;
+        for (auto const& r : results) {
+          passed += r.outcome == tp::Outcome::kPassed ? 1 : 0;
+          if (r.outcome == tp::Outcome::kSkipped) reasons.insert(r.message);
+        }
+        std::printf("\nGEMM %s %s, epilogue %s: M=%d N=%d K=%d batch=%d: %zu configurations%s in %.2f s (%.2f s verifying and "
+                    "timing them, the rest the reference) on %s\n",
+                    types.name.c_str(), layout.name.c_str(), tuning::epilogue_name(epilogue).c_str(), m, n, k, o.batch, chosen.size(),
+                    o.top_k > 0 ? fmt::format(" (the cost model's top {} of {})", o.top_k, variants.size()).c_str() : "", seconds,
+                    run_seconds, report.device.c_str());
+        if (!o.quiet || passed == 0) std::printf("%s", tp::format_table(results).c_str());
+        if (passed > 0) {
+          auto const best = std::min_element(results.begin(), results.end(), [](tp::Result const& a, tp::Result const& b) {
+            bool const pa = a.outcome == tp::Outcome::kPassed, pb = b.outcome == tp::Outcome::kPassed;
+            return pa != pb ? pa : a.time_us < b.time_us;
+          });
+          std::printf("best: %s %.2f us (%.1f TFLOP/s, %.0f GB/s); %d of %zu passed\n", best->kernel.c_str(), best->time_us,
+                      best->tflops(), best->gbps(), passed, results.size());
+        }
+        if (passed == 0) {
+          ++problems_without;
+          std::printf("no configuration ran this problem:\n");
+          for (auto const& why : reasons) std::printf("  - %s\n", why.c_str());
+        }
+        for (auto& r : results) report.results.push_back(std::move(r));
+      }
+  double const total = std::chrono::duration<double>(std::chrono::steady_clock::now() - all_start).count();
+  std::printf("\nprofiled %zu runs in %.1f s\n", report.results.size(), total);
+  if (!o.csv.empty())
+    if (Status s = tp::write_file(o.csv, tp::to_csv(report)); !s) std::fprintf(stderr, "tessera-profile: %s\n", s.message().c_str());
+  if (!o.json.empty())
+    if (Status s = tp::write_file(o.json, tp::to_json(report)); !s) std::fprintf(stderr, "tessera-profile: %s\n", s.message().c_str());
+  if (!o.emit.empty()) {
+    std::string header;
+    Status s = tp::emit_header(report, {o.namespace_name}, header);
+    if (s) s = tp::write_file(o.emit, header);
+    std::fprintf(s ? stdout : stderr, "%s\n", s ? ("wrote " + o.emit).c_str() : ("tessera-profile: " + s.message()).c_str());
+  }
+  if (wrong > 0) {
+    std::fprintf(stderr, "tessera-profile: %d configuration run(s) disagreed with the reference (outcome \"wrong\" above)\n", wrong);
+    return 2;
+  }
+  return problems_without > 0 ? 1 : 0;
+}
+
+// ---- emit ------------------------------------------------------------------------------------------
+int run_emit(std::vector<std::string> const& inputs, std::string const& output, std::string const& namespace_name) {
+  tp::Report merged;
+  for (std::string const& input : inputs) {
+    std::string text;
+    tp::Report report;
+    Status s = tp::read_file(input, text);
+    if (s) s = text.find("\"tool\"") != std::string::npos ? tp::from_json(text, report) : tp::from_csv(text, report);
+    if (!s) {
+      std::fprintf(stderr, "tessera-profile emit: %s: %s\n", input.c_str(), s.message().c_str());
+      return 1;
+    }
+    if (merged.device.empty()) merged.device = report.device;
+    if (merged.date.empty()) merged.date = report.date;
+    for (auto& r : report.results) merged.results.push_back(std::move(r));
+  }
+  std::string header;
+  Status s = tp::emit_header(merged, {namespace_name}, header);
+  if (s && !output.empty()) s = tp::write_file(output, header);
+  if (!s) {
+    std::fprintf(stderr, "tessera-profile emit: %s\n", s.message().c_str());
+    return 1;
+  }
+  if (output.empty()) std::printf("%s", header.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tessera-profile: list, verify and time Tessera's GEMM configurations; emit the winners for gemm::Tuned"};
+  app.require_subcommand(1);
+
+  ListOptions lo;
+  CLI::App* list = app.add_subcommand("list", "every configuration with its static resource use, and the dropped ones with why (no GPU needed)");
+  list->add_option("operation", lo.operation, "gemm")->required()->check(kOperation);
+  list->add_option("--arch", lo.arch, "only sm_<arch> configurations: 80 or 90")->check(CLI::IsMember({80, 90}));
+  list->add_option("--dtype", lo.dtype, "only these element types: " + tp::dtype_choices())
+      ->check(checked([](std::string const& t) { tp::ProblemTypes x; return tp::parse_dtype(t, x); }, "DTYPE"));
+  list->add_option("--layout", lo.layout, "only this layout: tn, nt, nn, tt")
+      ->check(checked([](std::string const& t) { tp::Layout x; return tp::parse_layout(t, x); }, "LAYOUT"));
+  list->add_option("--kernels", lo.kernels, "only names matching these globs (comma-separated, * and ?)");
+  list->add_flag("--invalid", lo.invalid_only, "only the dropped configurations");
+  list->add_flag("--valid", lo.valid_only, "only the valid configurations");
+
+  ProfileOptions po;
+  CLI::App* profile = app.add_subcommand("profile", "verify each configuration on the problem(s) against a device reference, then time it");
+  profile->add_option("operation", po.operation, "gemm")->required()->check(kOperation);
+  auto const ints = checked([](std::string const& t) { std::vector<int> v; return tp::parse_int_list(t, v); }, "LIST");
+  profile->add_option("--m", po.m, "M: a value, a list (16,128,4096) or a range start:end:step")->check(ints)->capture_default_str();
+  profile->add_option("--n", po.n, "N: as --m")->check(ints)->capture_default_str();
+  profile->add_option("--k", po.k, "K: as --m")->check(ints)->capture_default_str();
+  profile->add_option("--batch", po.batch, "batch count")->check(CLI::Range(1, 65535))->capture_default_str();
+  profile->add_option("--dtype", po.dtype, "element types: " + tp::dtype_choices())
+      ->check(checked([](std::string const& t) { tp::ProblemTypes x; return tp::parse_dtype(t, x); }, "DTYPE"))
+      ->capture_default_str();
+  profile->add_option("--layout", po.layout, "tn (row-major A, column-major B), nt, nn, tt")
+      ->check(checked([](std::string const& t) { tp::Layout x; return tp::parse_layout(t, x); }, "LAYOUT"))
+      ->capture_default_str();
+  profile->add_option("--epilogue", po.epilogue, "fused stages joined by _ or +: " + tuning::epilogue_stage_list())
+      ->check(checked([](std::string const& t) { tuning::EpilogueStages x; return tuning::parse_epilogue(t, x); }, "EPILOGUE"))
+      ->capture_default_str();
+  profile->add_option("--kernels", po.kernels, "only configurations whose names match these globs (comma-separated)");
+  profile->add_option("--top-k", po.top_k, "time only the K best configurations by the static cost model (0: all)")->check(CLI::NonNegativeNumber);
+  profile->add_option("--warmup", po.warmup, "untimed runs before timing")->check(CLI::NonNegativeNumber)->capture_default_str();
+  profile->add_option("--iterations", po.iterations, "at most this many timed runs (at least 10; about 30 ms of them)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  profile->add_flag("--no-flush", po.no_flush, "do not flush the L2 cache before each timed run");
+  profile->add_flag("--quiet", po.quiet, "no table per problem (only the summary and the files)");
+  profile->add_option("--csv", po.csv, "write every result as CSV to this file");
+  profile->add_option("--json", po.json, "write every result as JSON to this file (what emit reads)");
+  profile->add_option("--emit", po.emit, "write the winners as a gemm::Tuned header to this file");
+  profile->add_option("--namespace", po.namespace_name, "the emitted header's namespace")->capture_default_str();
+
+  std::vector<std::string> emit_inputs;
+  std::string emit_output, emit_namespace = "tessera_tuned";
+  CLI::App* emit = app.add_subcommand("emit", "write the winners of a profile (its --json or --csv file) as a header for gemm::Tuned");
+  emit->add_option("results", emit_inputs, "results files of `profile --json` or `--csv` (merged)")->required();
+  emit->add_option("-o,--output", emit_output, "the header to write (default: standard output)");
+  emit->add_option("--namespace", emit_namespace, "the header's namespace")->capture_default_str();
+
+  CLI11_PARSE(app, argc, argv);
+  if (list->parsed()) return run_list(lo);
+  if (profile->parsed()) return run_profile(po);
+  return run_emit(emit_inputs, emit_output, emit_namespace);
+}

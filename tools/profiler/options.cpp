@@ -1,0 +1,114 @@
+#include "options.hpp"
+
+#include <charconv>
+#include <cstdint>
+
+namespace tessera::profiler {
+
+namespace {
+bool to_int(std::string_view s, int& v) {
+  auto const [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+}  // namespace
+
+Status parse_int_list(std::string_view text, std::vector<int>& out) {
+  std::vector<int> values;
+  auto const bad = [&](std::string const& why) {
+    return Status::invalid_argument("'" + std::string(text) + "': " + why +
+                                    "; give positive integers (4096), lists (16,128,4096) or ranges start:end:step "
+                                    "(64:512:64)");
+  };
+  if (text.empty()) return bad("empty");
+  std::size_t i = 0;
+  while (i <= text.size()) {
+    std::size_t const comma = std::min(text.find(',', i), text.size());
+    std::string_view const item = text.substr(i, comma - i);
+    std::size_t const c1 = item.find(':');
+    if (c1 == std::string_view::npos) {
+      int v = 0;
+      if (!to_int(item, v) || v < 1) return bad("'" + std::string(item) + "' is not a positive integer");
+      values.push_back(v);
+    } else {
+      std::size_t const c2 = item.find(':', c1 + 1);
+      int lo = 0, hi = 0, step = 0;
+      if (c2 == std::string_view::npos || !to_int(item.substr(0, c1), lo) || !to_int(item.substr(c1 + 1, c2 - c1 - 1), hi) ||
+          !to_int(item.substr(c2 + 1), step))
+        return bad("'" + std::string(item) + "' is not a range start:end:step");
+      if (lo < 1 || hi < lo || step < 1) return bad("the range '" + std::string(item) + "' needs 1 <= start <= end and step >= 1");
+      if ((std::int64_t(hi) - lo) / step > 100000) return bad("the range '" + std::string(item) + "' has over 100000 values");
+      for (std::int64_t v = lo; v <= hi; v += step) values.push_back(int(v));
+    }
+    i = comma + 1;
+  }
+  out = std::move(values);
+  return Status::success();
+}
+
+std::string dtype_choices() { return "bf16, f16 (fp16, half), tf32 (f32), int8 (s8), e4m3 (fp8)"; }
+
+Status parse_dtype(std::string_view t, ProblemTypes& out) {
+  using gemm::Dtype;
+  auto const set = [&](Dtype a, Dtype d, char const* name) {
+    out = {a, a, d, name};
+    return Status::success();
+  };
+  if (t == "bf16") return set(Dtype::kBf16, Dtype::kBf16, "bf16");
+  if (t == "f16" || t == "fp16" || t == "half") return set(Dtype::kF16, Dtype::kF16, "f16");
+  if (t == "tf32" || t == "f32") return set(Dtype::kF32, Dtype::kF32, "tf32");
+  if (t == "int8" || t == "s8") return set(Dtype::kInt8, Dtype::kInt32, "int8");
+  if (t == "e4m3" || t == "fp8") return set(Dtype::kE4m3, Dtype::kBf16, "e4m3");
+  return Status::invalid_argument("unknown dtype '" + std::string(t) + "'; the dtypes are " + dtype_choices());
+}
+
+std::string layout_name(bool a_k_major, bool b_k_major) {
+  std::string s = "tn";
+  s[0] = a_k_major ? 't' : 'n';
+  s[1] = b_k_major ? 'n' : 't';
+  return s;
+}
+
+Status parse_layout(std::string_view t, Layout& out) {
+  for (bool a : {true, false})
+    for (bool b : {true, false})
+      if (t == layout_name(a, b)) {
+        out = {a, b, std::string(t)};
+        return Status::success();
+      }
+  return Status::invalid_argument("unknown layout '" + std::string(t) +
+                                  "'; the layouts are tn (row-major A, column-major B), nt (column-major A, row-major B), "
+                                  "nn (column-major A and B), tt (row-major A and B)");
+}
+
+bool glob_match(std::string_view p, std::string_view s) {
+  // iterative matching with one backtrack point for the last '*'
+  std::size_t pi = 0, si = 0, star = std::string_view::npos, mark = 0;
+  while (si < s.size()) {
+    if (pi < p.size() && (p[pi] == '?' || p[pi] == s[si])) {
+      ++pi;
+      ++si;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      mark = si;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      si = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+bool matches_any(std::string_view patterns, std::string_view text) {
+  std::size_t i = 0;
+  while (i <= patterns.size()) {
+    std::size_t const comma = std::min(patterns.find(',', i), patterns.size());
+    if (glob_match(patterns.substr(i, comma - i), text)) return true;
+    i = comma + 1;
+  }
+  return false;
+}
+
+}  // namespace tessera::profiler

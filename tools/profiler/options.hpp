@@ -1,0 +1,39 @@
+// The profiler's command-line vocabulary, apart from CLI11's own parsing: integer lists and
+// ranges, element types, layouts, kernel-name globs. Each parse returns a Status whose message
+// names the valid choices.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tessera/core/status.hpp"
+#include "tessera/gemm/config_check.hpp"
+
+namespace tessera::profiler {
+
+// "4096", "16,128,4096", "64:512:64" (start:end:step, end included) or a mix ("1,16:64:16").
+Status parse_int_list(std::string_view text, std::vector<int>& out);
+
+// The element types of a problem: A, B and D (accumulation follows from them).
+struct ProblemTypes {
+  gemm::Dtype a = gemm::Dtype::kUnknown, b = gemm::Dtype::kUnknown, d = gemm::Dtype::kUnknown;
+  std::string name;  // as the user wrote it, canonicalized ("bf16", "f16", "tf32", "int8", "e4m3")
+};
+// bf16, f16 (fp16, half), tf32 (f32), int8 (s8: int32 D), e4m3 (fp8: bf16 D).
+Status parse_dtype(std::string_view text, ProblemTypes& out);
+std::string dtype_choices();
+
+// tn (row-major A, column-major B: both K-major), nt, nn, tt; as in the configurations' names.
+struct Layout {
+  bool a_k_major = true, b_k_major = true;
+  std::string name;
+};
+Status parse_layout(std::string_view text, Layout& out);
+std::string layout_name(bool a_k_major, bool b_k_major);
+
+// '*' (any run) and '?' (one character); a comma-separated list matches when any pattern does.
+bool glob_match(std::string_view pattern, std::string_view text);
+bool matches_any(std::string_view patterns, std::string_view text);
+
+}  // namespace tessera::profiler

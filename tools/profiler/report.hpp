@@ -1,0 +1,55 @@
+// The profiler's results: one row per (configuration, problem), written as a terminal table,
+// CSV and JSON, and read back from CSV and JSON (what `emit` reads).
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "tessera/core/status.hpp"
+
+namespace tessera::profiler {
+
+enum class Outcome {
+  kPassed,   // verified against the reference, then timed
+  kWrong,    // ran, but disagrees with the reference (reported, never timed)
+  kSkipped,  // cannot implement the problem (the message says why)
+  kError     // a launch or CUDA error
+};
+char const* outcome_name(Outcome o);
+bool parse_outcome(std::string const& s, Outcome& o);
+
+struct Result {
+  std::string kernel;  // the configuration's name, "_swap" appended when it ran with swap_ab
+  std::string dtype, layout, epilogue;
+  int m = 0, n = 0, k = 0, batch = 1;
+  Outcome outcome = Outcome::kSkipped;
+  std::string message;
+  double time_us = 0;       // median of the timed runs
+  double predicted_us = 0;  // the cost model's estimate
+  double error_ratio = 0;   // the largest |error| / tolerance seen in verification
+
+  double tflops() const;  // 2 M N K batch / time
+  double gbps() const;    // A, B and D once / time
+  friend bool operator==(Result const&, Result const&) = default;
+};
+
+struct Report {
+  std::string device;  // "NVIDIA H100 80GB HBM3"
+  std::string date;    // ISO date of the run
+  std::vector<Result> results;
+  friend bool operator==(Report const&, Report const&) = default;
+};
+
+std::string to_csv(Report const& r);
+Status from_csv(std::string const& text, Report& out);
+std::string to_json(Report const& r);
+Status from_json(std::string const& text, Report& out);
+
+// The results of one problem, fastest first (passed ones by time, then the others), as a table.
+std::string format_table(std::vector<Result> results);
+
+Status write_file(std::string const& path, std::string const& text);
+Status read_file(std::string const& path, std::string& text);
+
+}  // namespace tessera::profiler

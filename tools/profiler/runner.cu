@@ -1,0 +1,369 @@
+#include "runner.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "tessera/core/numeric_types.hpp"
+#include "tessera/core/rounding.hpp"
+#include "tessera/epilogue/convert.hpp"
+#include "tessera/tuning/register_gemm.hpp"
+
+namespace tessera::profiler {
+
+namespace {
+
+using tuning::FusedEpilogue;
+
+// f.template operator()<EA, ED>() for the problem's element types.
+template <class F>
+Status with_types(gemm::Dtype a, F&& f) {
+  switch (a) {
+    case gemm::Dtype::kBf16: return f.template operator()<bfloat16, bfloat16>();
+    case gemm::Dtype::kF16: return f.template operator()<half, half>();
+    case gemm::Dtype::kF32: return f.template operator()<float, float>();
+    case gemm::Dtype::kInt8: return f.template operator()<std::int8_t, std::int32_t>();
+    case gemm::Dtype::kE4m3: return f.template operator()<float8_e4m3, bfloat16>();
+    default: return Status::invalid_argument(std::string("no reference for dtype ") + gemm::dtype_name(a));
+  }
+}
+
+template <class T>
+__host__ __device__ double to_double(T x) {
+  if constexpr (std::is_arithmetic_v<T>) return double(x);
+  else return double(x.to_float());
+}
+
+__device__ std::uint64_t mix(std::uint64_t x) {  // splitmix64
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Values v / 64 in [-1, 1] (v a non-zero integer; e4m3 rounds them) and integers in -127..127:
+// varied bits, as real data has (the tensor cores draw more power, and may clock lower, on them than
+// on a few repeated values), and the reference reads the values as stored.
+template <class T>
+__global__ void fill_kernel(T* p, std::size_t count, std::uint32_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x) {
+    std::uint64_t const h = mix((std::uint64_t(seed) << 40) ^ i);
+    if constexpr (std::is_integral_v<T>) {
+      int const v = int(h % 255) - 127;
+      p[i] = T(v == 0 ? 1 : v);
+    } else {
+      int const v = int(h % 129) - 64;
+      p[i] = T(float(v == 0 ? 1 : v) / 64.0f);
+    }
+  }
+}
+
+template <class T>
+void fill(T* p, std::size_t count, std::uint32_t seed) {
+  if (count == 0) return;
+  fill_kernel<<<unsigned(std::min<std::size_t>((count + 255) / 256, 4096)), 256>>>(p, count, seed);
+}
+
+struct RefShape {
+  int m, n, k, batch;
+  std::int64_t a_row, a_k, a_batch;  // A(i, kk) at i * a_row + kk * a_k (+ batch)
+  std::int64_t b_k, b_col, b_batch;  // B(kk, j) at kk * b_k + j * b_col
+};
+
+// The reference: 16 x 16 outputs per block, K in steps of 16 through shared memory, products and
+// their magnitudes summed in double; the epilogue applied as the kernels apply it; D's rounding.
+template <class EA, class EB, class ED>
+__global__ void reference_kernel(EA const* a, EB const* b, RefShape s, FusedEpilogue<ED> epi, double* want, float* mag) {
+  __shared__ double sa[16][17], sb[16][17];
+  int const tx = threadIdx.x, ty = threadIdx.y, bt = blockIdx.z;
+  int const i = blockIdx.y * 16 + ty, j = blockIdx.x * 16 + tx;
+  double acc = 0, magnitude = 0;
+  for (int k0 = 0; k0 < s.k; k0 += 16) {
+    int const ai = blockIdx.y * 16 + ty, ak = k0 + tx;
+    sa[ty][tx] = ai < s.m && ak < s.k ? to_double(a[bt * s.a_batch + ai * s.a_row + ak * s.a_k]) : 0.0;
+    int const bk = k0 + ty, bj = blockIdx.x * 16 + tx;
+    sb[ty][tx] = bk < s.k && bj < s.n ? to_double(b[bt * s.b_batch + bk * s.b_k + bj * s.b_col]) : 0.0;
+    __syncthreads();
+    for (int kk = 0; kk < 16; ++kk) {
+      double const p = sa[ty][kk] * sb[kk][tx];
+      acc += p;
+      magnitude += fabs(p);
+    }
+    __syncthreads();
+  }
+  if (i < s.m && j < s.n) {
+    float const y = epi(float(acc), epilogue::Coord{i, j, bt});
+    std::size_t const at = (std::size_t(bt) * s.m + i) * s.n + j;
+    want[at] = to_double(epilogue::convert_output<ED>(y));
+    mag[at] = float(magnitude);
+  }
+}
+
+struct Tolerance {
+  double u_out, subnormal, u_acc, extra;
+};
+
+// Counts the elements of D (row-major, tight) off the reference by more than the tolerance and
+// keeps the largest |error| / tolerance (as float bits: non-negative floats order as integers).
+template <class ED>
+__global__ void compare_kernel(ED const* d, double const* want, float const* mag, std::size_t count, Tolerance t,
+                               unsigned* worst, unsigned long long* bad) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x) {
+    double const have = to_double(d[i]), w = want[i];
+    double const tol = 2 * t.u_out * fabs(w) + t.subnormal + 8 * t.u_acc * double(mag[i]) + 1e-6 + t.extra;
+    double const r = fabs(have - w) / tol;
+    float const ratio = r <= 3.0e38 ? float(r) : INFINITY;  // NaN and overflow count as infinitely wrong
+    if (!(ratio <= 1.0f)) atomicAdd(bad, 1ull);
+    atomicMax(worst, __float_as_uint(ratio));
+  }
+}
+
+std::string cuda_message(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
+
+// A device allocation that grows.
+struct Allocation {
+  void* ptr = nullptr;
+  std::size_t bytes = 0;
+  cudaError_t reserve(std::size_t want) {
+    if (want <= bytes) return cudaSuccess;
+    cudaFree(ptr);
+    ptr = nullptr;
+    bytes = 0;
+    cudaError_t const e = cudaMalloc(&ptr, want);
+    if (e == cudaSuccess) bytes = want;
+    return e;
+  }
+  ~Allocation() { cudaFree(ptr); }
+};
+
+}  // namespace
+
+struct GemmRunner::Buffers {
+  Allocation a, b, d, c, residual, bias, scale, shift, want, mag, workspace, flush, check;
+  std::vector<cudaEvent_t> start, stop;
+  std::size_t d_count = 0;
+  Tolerance tolerance{};
+  Status (*compare)(Buffers&, std::size_t, unsigned&, unsigned long long&) = nullptr;
+};
+
+Status check_gpu() {
+  int count = 0;
+  cudaError_t const e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0)
+    return Status::device_error("no CUDA GPU is available (" + (e != cudaSuccess ? cuda_message(e) : std::string("0 devices")) +
+                                "); `tessera-profile list gemm` shows the configurations without one");
+  return Status::success();
+}
+
+GemmRunner::GemmRunner(TimingSettings settings) : settings_(settings), buffers_(new Buffers) {
+  int const pairs = std::max(settings_.max_iterations, settings_.min_iterations) + 1;
+  buffers_->start.resize(std::size_t(pairs));
+  buffers_->stop.resize(std::size_t(pairs));
+  for (int i = 0; i < pairs; ++i) {
+    cudaEventCreate(&buffers_->start[std::size_t(i)]);
+    cudaEventCreate(&buffers_->stop[std::size_t(i)]);
+  }
+}
+
+GemmRunner::~GemmRunner() {
+  for (auto e : buffers_->start) cudaEventDestroy(e);
+  for (auto e : buffers_->stop) cudaEventDestroy(e);
+  delete buffers_;
+}
+
+std::string GemmRunner::device_name() const {
+  int device = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) return "unknown device";
+  return prop.name;
+}
+
+int GemmRunner::compute_capability() const {
+  int device = 0, major = 0, minor = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+  return major * 10 + minor;
+}
+
+DeviceModel GemmRunner::model() const {
+  DeviceModel m = h100();
+  int device = 0, sms = 0, clock_khz = 0, mem_khz = 0, bus_bits = 0, smem = 0;
+  cudaGetDevice(&device);
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess && sms > 0) m.sms = sms;
+  m.cc = compute_capability();
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device) == cudaSuccess && clock_khz > 0)
+    m.clock_ghz = clock_khz * 1e-6;
+  if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device) == cudaSuccess &&
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) == cudaSuccess && mem_khz > 0 && bus_bits > 0) {
+    m.dram_gbps = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) * 1e-9 * 0.8;  // double data rate, 80% achievable
+    m.l2_gbps = m.dram_gbps / 0.8 * 3.0;
+  }
+  if (cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) == cudaSuccess && smem > 0) m.smem_per_sm = smem;
+  return m;
+}
+
+Status GemmRunner::prepare(GemmSetup const& setup) {
+  setup_ = setup;
+  return with_types(setup.types.a, [&]<class EA, class ED>() -> Status {
+    using EB = EA;
+    Buffers& B = *buffers_;
+    ProblemShape const& s = setup.shape;
+    std::size_t const mk = std::size_t(s.m) * s.k, nk = std::size_t(s.n) * s.k, mn = std::size_t(s.m) * s.n;
+    std::size_t const batch = std::size_t(s.batch);
+    auto const reserve = [&](Allocation& x, std::size_t bytes) { return x.reserve(std::max<std::size_t>(bytes, 16)); };
+    for (auto [x, bytes] : {std::pair{&B.a, mk * batch * sizeof(EA)}, std::pair{&B.b, nk * batch * sizeof(EB)},
+                            std::pair{&B.d, mn * batch * sizeof(ED)}, std::pair{&B.want, mn * batch * sizeof(double)},
+                            std::pair{&B.mag, mn * batch * sizeof(float)}, std::pair{&B.check, std::size_t(64)}})
+      if (cudaError_t e = reserve(*x, bytes); e != cudaSuccess) return Status::device_error("allocating the operands: " + cuda_message(e));
+    tuning::EpilogueStages const& e = setup.epilogue;
+    if (e.linear && reserve(B.c, mn * batch * sizeof(ED)) != cudaSuccess) return Status::device_error("allocating C failed");
+    if (e.residual && reserve(B.residual, mn * batch * sizeof(ED)) != cudaSuccess) return Status::device_error("allocating R failed");
+    if (e.bias && reserve(B.bias, std::size_t(s.n) * sizeof(ED)) != cudaSuccess) return Status::device_error("allocating the bias failed");
+    if (e.scale_shift && (reserve(B.scale, std::size_t(s.n) * sizeof(ED)) != cudaSuccess || reserve(B.shift, std::size_t(s.n) * sizeof(ED)) != cudaSuccess))
+      return Status::device_error("allocating scale and shift failed");
+    if (settings_.flush_l2) {
+      int device = 0, l2 = 0;
+      cudaGetDevice(&device);
+      cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device);
+      if (reserve(B.flush, std::size_t(std::max(l2, 1 << 20)) * 2) != cudaSuccess) return Status::device_error("allocating the L2 flush buffer failed");
+    }
+    fill(static_cast<EA*>(B.a.ptr), mk * batch, 1);
+    fill(static_cast<EB*>(B.b.ptr), nk * batch, 2);
+    if (e.linear) fill(static_cast<ED*>(B.c.ptr), mn * batch, 3);
+    if (e.residual) fill(static_cast<ED*>(B.residual.ptr), mn * batch, 4);
+    if (e.bias) fill(static_cast<ED*>(B.bias.ptr), std::size_t(s.n), 5);
+    if (e.scale_shift) {
+      fill(static_cast<ED*>(B.scale.ptr), std::size_t(s.n), 6);
+      fill(static_cast<ED*>(B.shift.ptr), std::size_t(s.n), 7);
+    }
+
+    tuning::GemmProblem p;
+    p.m = s.m;
+    p.n = s.n;
+    p.k = s.k;
+    p.batch_count = s.batch;
+    p.a_type = setup.types.a;
+    p.b_type = setup.types.b;
+    p.d_type = setup.types.d;
+    p.a_k_major = setup.layout.a_k_major;
+    p.b_k_major = setup.layout.b_k_major;
+    p.a = B.a.ptr;
+    p.lda = p.a_k_major ? s.k : s.m;
+    p.b = B.b.ptr;
+    p.ldb = p.b_k_major ? s.k : s.n;
+    p.d = B.d.ptr;
+    p.ldd = s.n;
+    p.batch_stride_a = s.batch > 1 ? std::int64_t(mk) : 0;
+    p.batch_stride_b = s.batch > 1 ? std::int64_t(nk) : 0;
+    p.batch_stride_d = s.batch > 1 ? std::int64_t(mn) : 0;
+    p.split_k = 0;
+    p.epilogue = e;
+    p.operands = {0.5f, 0.25f, B.c.ptr, s.n, B.bias.ptr, B.scale.ptr, B.shift.ptr, -2.0f, 2.0f, B.residual.ptr, s.n};
+    problem_ = p;
+
+    RefShape r{s.m, s.n, s.k, s.batch, p.a_k_major ? p.lda : 1, p.a_k_major ? 1 : p.lda, std::int64_t(mk),
+               p.b_k_major ? 1 : p.ldb, p.b_k_major ? p.ldb : 1, std::int64_t(nk)};
+    auto const epi = tuning::detail::make_fused<ED>(e, p.operands, p.d_order, p.batch_count, p.batch_stride_d);
+    dim3 const grid(unsigned((s.n + 15) / 16), unsigned((s.m + 15) / 16), unsigned(s.batch));
+    reference_kernel<EA, EB, ED><<<grid, dim3(16, 16)>>>(static_cast<EA const*>(B.a.ptr), static_cast<EB const*>(B.b.ptr), r, epi,
+                                                         static_cast<double*>(B.want.ptr), static_cast<float*>(B.mag.ptr));
+    if (cudaError_t err = cudaDeviceSynchronize(); err != cudaSuccess) return Status::device_error("the reference failed: " + cuda_message(err));
+
+    B.d_count = mn * batch;
+    double const u_acc = std::is_same_v<EA, float> ? std::ldexp(1.0, -10)
+                         : std::is_same_v<EA, float8_e4m3> ? std::ldexp(1.0, -13)
+                         : std::is_integral_v<EA> ? 0.0 : std::ldexp(1.0, -22);
+    B.tolerance = {unit_roundoff<ED>(), subnormal_spacing<ED>(), u_acc, std::is_integral_v<ED> && e.any() ? 1.0 : 0.0};
+    B.compare = [](Buffers& b, std::size_t count, unsigned& worst, unsigned long long& bad) -> Status {
+      auto* w = static_cast<unsigned*>(b.check.ptr);
+      auto* n = reinterpret_cast<unsigned long long*>(static_cast<char*>(b.check.ptr) + 8);
+      cudaMemset(b.check.ptr, 0, 16);
+      compare_kernel<ED><<<unsigned(std::min<std::size_t>((count + 255) / 256, 8192)), 256>>>(
+          static_cast<ED const*>(b.d.ptr), static_cast<double const*>(b.want.ptr), static_cast<float const*>(b.mag.ptr), count,
+          b.tolerance, w, n);
+      cudaMemcpy(&worst, w, sizeof(unsigned), cudaMemcpyDeviceToHost);
+      if (cudaError_t e = cudaMemcpy(&bad, n, sizeof(bad), cudaMemcpyDeviceToHost); e != cudaSuccess)
+        return Status::device_error("comparing with the reference failed: " + cuda_message(e));
+      return Status::success();
+    };
+    return Status::success();
+  });
+}
+
+Result GemmRunner::run(tuning::GemmKernel const& kernel, bool swap_ab) {
+  Buffers& B = *buffers_;
+  Result r;
+  r.kernel = kernel.name + (swap_ab ? "_swap" : "");
+  r.dtype = setup_.types.name;
+  r.layout = setup_.layout.name;
+  r.epilogue = tuning::epilogue_name(setup_.epilogue);
+  r.m = setup_.shape.m;
+  r.n = setup_.shape.n;
+  r.k = setup_.shape.k;
+  r.batch = setup_.shape.batch;
+  auto const fail = [&](Outcome o, std::string message) {
+    r.outcome = o;
+    r.message = std::move(message);
+    return r;
+  };
+  if (!broken_.empty()) return fail(Outcome::kError, "not run: an earlier launch left the GPU in error (" + broken_ + ")");
+  if (Status s = kernel.can_implement(problem_, swap_ab); !s) return fail(Outcome::kSkipped, s.message());
+  std::size_t const ws = kernel.workspace_size(problem_, swap_ab);
+  if (cudaError_t e = B.workspace.reserve(std::max<std::size_t>(ws, 16)); e != cudaSuccess)
+    return fail(Outcome::kError, "allocating " + std::to_string(ws) + " bytes of workspace: " + cuda_message(e));
+  auto const sticky = [&](cudaError_t e) {
+    broken_ = cuda_message(e);
+    return fail(Outcome::kError, broken_);
+  };
+
+  // Verification: D poisoned (0xFF: NaN for floats), one run that zeroes its own counters.
+  tuning::GemmProblem p = problem_;
+  cudaMemset(B.d.ptr, 0xFF, B.d_count * gemm::dtype_bytes(setup_.types.d));
+  if (Status s = kernel.run(p, swap_ab, B.workspace.ptr); !s) return fail(Outcome::kError, s.message());
+  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) return sticky(e);
+  unsigned worst_bits = 0;
+  unsigned long long bad = 0;
+  if (Status s = B.compare(B, B.d_count, worst_bits, bad); !s) return fail(Outcome::kError, s.message());
+  float worst = 0;
+  std::memcpy(&worst, &worst_bits, sizeof worst);
+  r.error_ratio = worst;
+  if (bad > 0)
+    return fail(Outcome::kWrong, std::to_string(bad) + " of " + std::to_string(B.d_count) +
+                                     " elements differ from the reference (worst |error| = " + std::to_string(worst) + " x tolerance)");
+
+  // Timing: the counters stay zero from run to run (workspace_zeroed), as in an application's loop.
+  p.workspace_zeroed = true;
+  for (int i = 0; i < settings_.warmup; ++i)
+    if (Status s = kernel.run(p, swap_ab, B.workspace.ptr); !s) return fail(Outcome::kError, s.message());
+  cudaEventRecord(B.start[0]);
+  Status const once = kernel.run(p, swap_ab, B.workspace.ptr);
+  cudaEventRecord(B.stop[0]);
+  if (!once) return fail(Outcome::kError, once.message());
+  if (cudaError_t e = cudaEventSynchronize(B.stop[0]); e != cudaSuccess) return sticky(e);
+  float estimate_ms = 0;
+  cudaEventElapsedTime(&estimate_ms, B.start[0], B.stop[0]);
+  int const iterations = std::clamp(int(settings_.target_ms / std::max(estimate_ms, 1e-3f)), settings_.min_iterations,
+                                    std::max(settings_.min_iterations, settings_.max_iterations));
+  for (int i = 0; i < iterations; ++i) {
+    if (settings_.flush_l2) cudaMemsetAsync(B.flush.ptr, i & 0xFF, B.flush.bytes);
+    cudaEventRecord(B.start[std::size_t(i)]);
+    Status const s = kernel.run(p, swap_ab, B.workspace.ptr);
+    cudaEventRecord(B.stop[std::size_t(i)]);
+    if (!s) return fail(Outcome::kError, s.message());
+  }
+  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) return sticky(e);
+  std::vector<float> ms(static_cast<std::size_t>(iterations));
+  for (int i = 0; i < iterations; ++i) cudaEventElapsedTime(&ms[std::size_t(i)], B.start[std::size_t(i)], B.stop[std::size_t(i)]);
+  std::nth_element(ms.begin(), ms.begin() + iterations / 2, ms.end());
+  r.time_us = double(ms[std::size_t(iterations / 2)]) * 1e3;
+  r.outcome = Outcome::kPassed;
+  return r;
+}
+
+}  // namespace tessera::profiler

@@ -1,0 +1,63 @@
+// The device side of `tessera-profile profile`: operands on the GPU filled with random non-zero
+// values, a reference on the device (double accumulation, the same epilogue), and for each
+// candidate: can_implement, one verified run over a poisoned D, then timed runs (device events,
+// warm-up, L2 flushed before each, the median).
+#pragma once
+
+#include <string>
+
+#include "cost_model.hpp"
+#include "options.hpp"
+#include "report.hpp"
+#include "tessera/tuning/epilogue_stages.hpp"
+#include "tessera/tuning/gemm_registry.hpp"
+
+namespace tessera::profiler {
+
+struct TimingSettings {
+  int warmup = 3;
+  int min_iterations = 10;
+  int max_iterations = 100;
+  double target_ms = 30.0;  // timed runs per candidate: about this long, within the bounds above
+  bool flush_l2 = true;
+};
+
+struct GemmSetup {
+  ProblemTypes types;
+  Layout layout;
+  tuning::EpilogueStages epilogue;
+  ProblemShape shape;
+};
+
+// Ok when a CUDA device is usable; else a message that says so and points to `list`.
+Status check_gpu();
+
+class GemmRunner {
+ public:
+  explicit GemmRunner(TimingSettings settings);
+  ~GemmRunner();
+  GemmRunner(GemmRunner const&) = delete;
+  GemmRunner& operator=(GemmRunner const&) = delete;
+
+  std::string device_name() const;
+  int compute_capability() const;  // 90 for an H100
+  DeviceModel model() const;
+
+  // Allocates and fills the operands of the problem and computes its reference.
+  Status prepare(GemmSetup const& setup);
+  // The problem as the registry's kernels take it (after prepare).
+  tuning::GemmProblem const& problem() const { return problem_; }
+  // Verifies then times one candidate on the prepared problem. A CUDA error that poisons the
+  // context (an illegal address) is reported; later calls then return kError at once.
+  Result run(tuning::GemmKernel const& kernel, bool swap_ab);
+
+ private:
+  struct Buffers;
+  TimingSettings settings_;
+  GemmSetup setup_{};
+  tuning::GemmProblem problem_{};
+  Buffers* buffers_;
+  std::string broken_;  // the sticky error, once one happened
+};
+
+}  // namespace tessera::profiler

@@ -106,3 +106,19 @@ TEST_CASE("epilogue names parse to stages in the chain's order and print back", 
     CHECK_THAT(s.message(), Catch::Contains(why) && Catch::Contains("none, linear, bias, scale_shift, relu, gelu, gelu_erf"));
   }
 }
+
+TEST_CASE("the static epilogues are exactly bias with no, relu, gelu or silu activation", "[profiler][epilogue]") {
+  auto stages = [](char const* text) {
+    tuning::EpilogueStages e;
+    REQUIRE(tuning::parse_epilogue(text, e).ok());
+    return e;
+  };
+  CHECK(tuning::static_epilogue_of(stages("bias")) == tuning::kStaticBias);
+  CHECK(tuning::static_epilogue_of(stages("bias_relu")) == tuning::kStaticBiasRelu);
+  CHECK(tuning::static_epilogue_of(stages("bias_gelu")) == tuning::kStaticBiasGelu);
+  CHECK(tuning::static_epilogue_of(stages("bias_silu")) == tuning::kStaticBiasSilu);
+  for (char const* other : {"none", "gelu", "bias_gelu_erf", "linear_bias_gelu", "bias_gelu_residual", "scale_shift_relu"}) {
+    INFO(other);
+    CHECK(tuning::static_epilogue_of(stages(other)) == 0);
+  }
+}

@@ -28,6 +28,28 @@ struct EpilogueStages {
   friend constexpr bool operator==(EpilogueStages const&, EpilogueStages const&) = default;
 };
 
+// Static chains a configuration may also be built with (TESSERA_PROFILER_STATIC_EPILOGUES): a
+// problem whose stages are exactly one of these runs a kernel compiled for it, at the speed the
+// user's own chain will have; any other runs the run-time chain (tuning/gemm_registry.hpp).
+enum StaticEpilogue : unsigned {
+  kStaticBias = 1u << 0,      // bias
+  kStaticBiasRelu = 1u << 1,  // bias_relu
+  kStaticBiasGelu = 1u << 2,  // bias_gelu (GeluTanh)
+  kStaticBiasSilu = 1u << 3,  // bias_silu
+};
+
+// The StaticEpilogue of exactly these stages (0: none of them).
+constexpr unsigned static_epilogue_of(EpilogueStages const& e) {
+  if (!e.bias || e.linear || e.scale_shift || e.residual) return 0;
+  switch (e.activation) {
+    case epilogue::Activation::kIdentity: return kStaticBias;
+    case epilogue::Activation::kRelu: return kStaticBiasRelu;
+    case epilogue::Activation::kGeluTanh: return kStaticBiasGelu;
+    case epilogue::Activation::kSilu: return kStaticBiasSilu;
+    default: return 0;
+  }
+}
+
 namespace detail {
 struct StageName {
   char const* name;

@@ -111,6 +111,12 @@ struct GemmKernel {
   int smem_bytes = 0;
   int threads = 0;
   bool can_swap = false;
+  unsigned static_epilogues = 0;  // the StaticEpilogue kernels built besides the plain and run-time ones
+
+  // Whether a problem with these stages runs a kernel compiled for them (else the run-time chain).
+  bool has_static(EpilogueStages const& e) const {
+    return !e.any() || (static_epilogue_of(e) & static_epilogues) != 0;
+  }
   Ops ops{};
 
   Status can_implement(GemmProblem const& p, bool swap_ab) const { return ops.can_implement(p, swap_ab); }

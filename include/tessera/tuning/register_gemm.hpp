@@ -1,5 +1,6 @@
-// tuning::register_gemm<spec>(registry): instantiates the configuration `spec` (a plain and a
-// fused-epilogue kernel) and adds its type-erased entry to the registry. The profiler's generated
+// tuning::register_gemm<spec, statics>(registry): instantiates the configuration `spec` (a plain
+// kernel, one with the run-time epilogue chain, one per static chain in `statics`) and adds its
+// type-erased entry to the registry. The profiler's generated
 // translation units each do this for one configuration of the space.
 // tessera-header: cuda-only
 #pragma once
@@ -36,11 +37,46 @@ FusedEpilogue<T> make_fused(EpilogueStages const& s, EpilogueOperands const& o, 
   return FusedEpilogue<T>(f);
 }
 
-template <ConfigSpec S>
+template <class T>
+using BiasStage = epilogue::Bias<epilogue::PerColumn, T>;
+
+// The epilogue object of a Config's chain from the problem's operands.
+template <class Epi, class T>
+Epi make_epilogue(GemmProblem const& p) {
+  auto const* bias = static_cast<T const*>(p.operands.bias);
+  if constexpr (std::is_same_v<Epi, FusedEpilogue<T>>)
+    return make_fused<T>(p.epilogue, p.operands, p.d_order, p.batch_count, p.batch_stride_d);
+  else if constexpr (std::is_same_v<Epi, epilogue::Chain<BiasStage<T>>>)
+    return Epi(BiasStage<T>{bias});
+  else if constexpr (std::is_same_v<Epi, epilogue::Identity>)
+    return Epi{};
+  else
+    return Epi(BiasStage<T>{bias}, {});  // bias and an activation without parameters
+}
+
+template <ConfigSpec S, unsigned Statics>
 struct GemmOps {
   using Plain = gemm::ConfigOf<S>;
   using ED = typename Plain::ElementD;
   using Fused = gemm::ConfigOf<S, FusedEpilogue<ED>>;
+
+  // f.template operator()<Cfg>() with the Config that runs the problem's epilogue: the plain one,
+  // a static chain built for exactly its stages, or the run-time chain.
+  template <class F>
+  static auto dispatch(GemmProblem const& p, F&& f) {
+    unsigned const k = static_epilogue_of(p.epilogue);
+    if (!p.epilogue.any()) return f.template operator()<Plain>();
+    if constexpr ((Statics & kStaticBias) != 0)
+      if (k == kStaticBias) return f.template operator()<gemm::ConfigOf<S, epilogue::Chain<BiasStage<ED>>>>();
+    if constexpr ((Statics & kStaticBiasRelu) != 0)
+      if (k == kStaticBiasRelu) return f.template operator()<gemm::ConfigOf<S, epilogue::Chain<BiasStage<ED>, epilogue::Relu>>>();
+    if constexpr ((Statics & kStaticBiasGelu) != 0)
+      if (k == kStaticBiasGelu)
+        return f.template operator()<gemm::ConfigOf<S, epilogue::Chain<BiasStage<ED>, epilogue::GeluTanh>>>();
+    if constexpr ((Statics & kStaticBiasSilu) != 0)
+      if (k == kStaticBiasSilu) return f.template operator()<gemm::ConfigOf<S, epilogue::Chain<BiasStage<ED>, epilogue::Silu>>>();
+    return f.template operator()<Fused>();
+  }
 
   template <class Cfg>
   static gemm::Arguments<Cfg> arguments(GemmProblem const& p, bool swap_ab) {
@@ -66,8 +102,7 @@ struct GemmOps {
     a.amax_d = p.amax_d;
     a.swap_ab = swap_ab;
     a.workspace_zeroed = p.workspace_zeroed;
-    if constexpr (!std::is_same_v<typename Cfg::Epilogue, epilogue::Identity>)
-      a.epilogue = make_fused<ED>(p.epilogue, p.operands, p.d_order, p.batch_count, p.batch_stride_d);
+    a.epilogue = make_epilogue<typename Cfg::Epilogue, ED>(p);
     return a;
   }
 
@@ -82,34 +117,33 @@ struct GemmOps {
 
   static Status can_implement(GemmProblem const& p, bool swap_ab) {
     TESSERA_RETURN_IF_ERROR(matches(p));
-    if (p.epilogue.any()) return gemm::Gemm<Fused>::can_implement(arguments<Fused>(p, swap_ab));
-    return gemm::Gemm<Plain>::can_implement(arguments<Plain>(p, swap_ab));
+    return dispatch(p, [&]<class Cfg>() { return gemm::Gemm<Cfg>::can_implement(arguments<Cfg>(p, swap_ab)); });
   }
   static std::size_t workspace_size(GemmProblem const& p, bool swap_ab) {
-    if (p.epilogue.any()) return gemm::Gemm<Fused>::workspace_size(arguments<Fused>(p, swap_ab));
-    return gemm::Gemm<Plain>::workspace_size(arguments<Plain>(p, swap_ab));
+    return dispatch(p, [&]<class Cfg>() { return gemm::Gemm<Cfg>::workspace_size(arguments<Cfg>(p, swap_ab)); });
   }
   static Status run(GemmProblem const& p, bool swap_ab, void* workspace, cudaStream_t stream) {
     TESSERA_RETURN_IF_ERROR(matches(p));
-    if (p.epilogue.any()) return gemm::Gemm<Fused>{}.run(arguments<Fused>(p, swap_ab), workspace, stream);
-    return gemm::Gemm<Plain>{}.run(arguments<Plain>(p, swap_ab), workspace, stream);
+    return dispatch(p, [&]<class Cfg>() { return gemm::Gemm<Cfg>{}.run(arguments<Cfg>(p, swap_ab), workspace, stream); });
   }
 };
 
 }  // namespace detail
 
-// Adds the entry of the (valid) configuration S: a plain and a fused-epilogue kernel.
-template <ConfigSpec S>
+// Adds the entry of the (valid) configuration S: a plain kernel, one with the run-time chain, and
+// one per StaticEpilogue bit in Statics.
+template <ConfigSpec S, unsigned Statics = kStaticBiasGelu>
 void register_gemm(GemmRegistry& registry) {
   static_assert(gemm::check(S) == ConfigError::kNone, "tuning::register_gemm: the spec is invalid; register only the "
                                                       "valid candidates of gemm_space() (Candidate::valid())");
-  using Ops = detail::GemmOps<S>;
+  using Ops = detail::GemmOps<S, Statics>;
   GemmKernel k;
   k.spec = S;
   k.name = name(S);
   k.smem_bytes = gemm::smem_bytes(S);
   k.threads = S.threads();
   k.can_swap = S.warp_specialized() && S.a == S.b && S.a_k_major == S.b_k_major;
+  k.static_epilogues = Statics;
   k.ops = {&Ops::can_implement, &Ops::workspace_size, &Ops::run};
   registry.add(std::move(k));
 }

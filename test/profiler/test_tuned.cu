@@ -8,25 +8,13 @@
 #include <random>
 #include <vector>
 
+#include "../device/support/device_check.hpp"
 #include "tessera/epilogue/tensor_stages.hpp"
 #include "tessera_tuned_sample.hpp"  // generated: namespace tessera_tuned_sample { bf16_tn, f16_tn_bias_gelu }
 
 using namespace tessera;
 
 namespace {
-
-template <class T>
-T* to_device(std::vector<T> const& h) {
-  T* p = nullptr;
-  REQUIRE(cudaMalloc(&p, h.size() * sizeof(T)) == cudaSuccess);
-  REQUIRE(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
-  return p;
-}
-
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
 
 // D = A B (+ bias) for bf16 tn on random data; returns the worst |error| / tolerance.
 template <class G>
@@ -35,31 +23,29 @@ double check(int m, int n, int k, int expect_entry, bool with_bias) {
   std::uniform_int_distribution<int> v(-7, 7);
   auto value = [&] { int x = v(rng); return bfloat16(float(x == 0 ? 1 : x) / 8.0f); };
   std::vector<bfloat16> a(std::size_t(m) * k), b(std::size_t(n) * k), bias(static_cast<std::size_t>(n));
-  std::vector<bfloat16> d(std::size_t(m) * n, bfloat16(-999.0f));
   for (auto& x : a) x = value();
   for (auto& x : b) x = value();
   for (auto& x : bias) x = value();
-  bfloat16 *da = to_device(a), *db = to_device(b), *dd = to_device(d), *dbias = to_device(bias);
+  test::DeviceBuffer<bfloat16> da(a), db(b), dbias(bias), dd(std::size_t(m) * n);  // D poisoned
   typename G::Arguments args{};
   args.m = m;
   args.n = n;
   args.k = k;
-  args.a = da;
+  args.a = da.get();
   args.lda = k;
-  args.b = db;
+  args.b = db.get();
   args.ldb = k;
-  args.d = dd;
+  args.d = dd.get();
   args.ldd = n;
   args.split_k = 0;
-  if constexpr (!std::is_same_v<decltype(args.epilogue), epilogue::Identity>) args.epilogue = {{dbias}};
+  if constexpr (!std::is_same_v<decltype(args.epilogue), epilogue::Identity>) args.epilogue = {{dbias.get()}};
   REQUIRE(G::select(args) == expect_entry);
   std::size_t const bytes = G::workspace_size(args);
-  void* ws = nullptr;
-  if (bytes > 0) REQUIRE(cudaMalloc(&ws, bytes) == cudaSuccess);
-  Status const s = G::run(args, ws);
+  test::DeviceBuffer<char> ws(bytes > 0 ? bytes : 1);
+  Status const s = G::run(args, bytes > 0 ? ws.get() : nullptr);
   INFO(s.message());
   REQUIRE(s.ok());
-  REQUIRE(cudaMemcpy(d.data(), dd, d.size() * sizeof(bfloat16), cudaMemcpyDeviceToHost) == cudaSuccess);
+  auto const d = dd.to_host();
   double worst = 0;
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
@@ -73,11 +59,6 @@ double check(int m, int n, int k, int expect_entry, bool with_bias) {
       double const want = bfloat16(float(acc)).to_float(), have = d[std::size_t(i) * n + j].to_float();
       worst = std::max(worst, std::fabs(have - want) / (std::ldexp(1.0, -7) * std::fabs(want) + std::ldexp(1.0, -20) * mag + 1e-6));
     }
-  cudaFree(da);
-  cudaFree(db);
-  cudaFree(dd);
-  cudaFree(dbias);
-  cudaFree(ws);
   return worst;
 }
 
@@ -90,7 +71,7 @@ static_assert(tessera_tuned_sample::bf16_tn.entries[2].spec == gemm::ConfigSpec{
                   .b = gemm::Dtype::kBf16, .d = gemm::Dtype::kBf16, .bm = 128, .bn = 256, .bk = 64, .consumers = 2, .stages = 4});
 
 TEST_CASE("Tuned dispatches each problem to the nearest entry and computes it", "[tuned][gpu]") {
-  if (!have_gpu()) FAIL("needs a CUDA GPU");
+  test::require_gpu();
   using Plain = gemm::Tuned<tessera_tuned_sample::bf16_tn>;
   CHECK(check<Plain>(2, 384, 256, 0, false) <= 1.0);      // nearest (1, 4096, 4096): the swapped entry
   CHECK(check<Plain>(100, 200, 320, 1, false) <= 1.0);    // nearest (128, 4096, 4096)
@@ -100,7 +81,7 @@ TEST_CASE("Tuned dispatches each problem to the nearest entry and computes it", 
 }
 
 TEST_CASE("Tuned refuses a problem no entry can run, with the entry's reason", "[tuned][gpu]") {
-  if (!have_gpu()) FAIL("needs a CUDA GPU");
+  test::require_gpu();
   using Plain = gemm::Tuned<tessera_tuned_sample::bf16_tn>;
   Plain::Arguments args{};
   args.m = args.n = args.k = 64;

@@ -11,9 +11,10 @@ namespace tessera::profiler {
 
 DeviceModel h100() { return {}; }  // (the fields' defaults)
 
-double flops_per_clock_per_sm(gemm::ConfigSpec const& s, DeviceModel const& d) {
-  // 16-bit dense: sm90 wgmma 4096 FLOP/clk/SM, sm80 mma.sync 2048; tf32 half of 16-bit, 8-bit twice.
-  double base = s.warp_specialized() ? 4096.0 : (d.cc >= 90 ? 2048.0 : 2048.0);
+double flops_per_clock_per_sm(gemm::ConfigSpec const& s) {
+  // 16-bit dense: sm90 wgmma 4096 FLOP/clk/SM, mma.sync 2048 (on sm_80 and on Hopper); tf32 half
+  // of 16-bit, 8-bit twice.
+  double base = s.warp_specialized() ? 4096.0 : 2048.0;
   int const bytes = gemm::dtype_bytes(s.a);
   if (bytes == 4) base /= 2;
   if (bytes == 1) base *= 2;
@@ -53,7 +54,7 @@ double predict_us(gemm::ConfigSpec const& s, bool swap_ab, ProblemShape const& g
   double efficiency = 0.91 * intensity / (intensity + 12.0);
   if (s.warp_specialized() && s.consumers == 1) efficiency *= 0.72;  // one warpgroup cannot keep the tensor cores busy
   if (!s.warp_specialized()) efficiency *= 0.75;
-  double const flop_rate = flops_per_clock_per_sm(s, d) * d.clock_ghz * 1e3 * efficiency / per_sm;  // FLOP per us
+  double const flop_rate = flops_per_clock_per_sm(s) * d.clock_ghz * 1e3 * efficiency / per_sm;  // FLOP per us
   double const tensor_us = 2.0 * s.bm * s.bn * double(s.bk) / flop_rate;
   double const stage_bytes = double(s.bm * gemm::dtype_bytes(s.a) + s.bn * gemm::dtype_bytes(s.b)) * s.bk;
   double const l2_share = d.l2_gbps * 1e3 / double(std::max<std::int64_t>(active, 1)) / per_sm;  // bytes per us

@@ -39,8 +39,8 @@ struct ProblemShape {
   int m = 1, n = 1, k = 1, batch = 1;
 };
 
-// Dense tensor FLOP per clock per SM for the spec's MMA on the model's device.
-double flops_per_clock_per_sm(gemm::ConfigSpec const& s, DeviceModel const& d);
+// Dense tensor FLOP per clock per SM for the spec's MMA (wgmma or mma.sync) and element type.
+double flops_per_clock_per_sm(gemm::ConfigSpec const& s);
 
 // The split-K the GEMM chooses automatically (Gemm::split_k_for with split_k = 0), on the kernel's
 // view of the problem.

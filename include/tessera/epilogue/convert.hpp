@@ -42,6 +42,24 @@ TESSERA_HD T convert_output(float x) {
   }
 }
 
+// Two neighbouring outputs at once: convert_output of each, in one instruction where the device
+// has one (cvt.rn.bf16x2 / f16x2 on sm_80 and later) instead of two conversions and a pack.
+template <class T>
+TESSERA_HD void convert_output_pair(float lo, float hi, T& out_lo, T& out_hi) {
+#if TESSERA_DEVICE_PASS && defined(TESSERA_CUDA) && TESSERA_CUDA_ARCH >= 800
+  if constexpr (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>) {
+    std::uint32_t packed;
+    if constexpr (std::is_same_v<T, bfloat16>) asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
+    else asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
+    out_lo = T::from_bits(static_cast<std::uint16_t>(packed & 0xFFFFu));
+    out_hi = T::from_bits(static_cast<std::uint16_t>(packed >> 16));
+    return;
+  }
+#endif
+  out_lo = convert_output<T>(lo);
+  out_hi = convert_output<T>(hi);
+}
+
 // A stage that rounds to T (saturating as convert_output does) and continues in float: put it
 // where a chain must see the value the output type can hold, e.g. before a residual of that type.
 template <class T>

@@ -69,6 +69,10 @@ struct ProblemArguments {
   // the same M, N, batch count and split (where the counters lie depends on them); each run leaves
   // its counters zero. When in doubt, leave it false.
   bool workspace_zeroed = false;
+  // The order of the output tiles: groups of this many tile rows, each walked column by column,
+  // so that the blocks running at once share A's rows and B's columns in L2 (with swap_ab, tile
+  // rows of D^T). 0: automatic (8).
+  int raster_group = 0;
 };
 
 template <class Cfg>
@@ -127,6 +131,8 @@ class Gemm {
                                         ", K = " + s(args.k));
       if (args.batch_count < 1)
         return Status::invalid_argument("batch_count = " + s(args.batch_count) + " must be at least 1");
+      if (args.raster_group < 0)
+        return Status::invalid_argument("raster_group = " + s(args.raster_group) + " must be 0 (automatic) or a number of tile rows");
       if (!args.a || !args.b || !args.d)
         return Status::invalid_argument(std::string("a null pointer for ") + (!args.a ? "A" : !args.b ? "B" : "D") +
                                         "; pass device pointers to the operands");
@@ -272,7 +278,7 @@ class Gemm {
     p.tiles_m = tiles(args.m, Cfg::BM);
     p.tiles_n = tiles(args.n, Cfg::BN);
     p.batch_count = args.batch_count;
-    p.raster_group = 8;  // 8 tile rows per group: A100/H100, 4096^3 bf16 (see docs/performance.md)
+    p.raster_group = args.raster_group > 0 ? args.raster_group : 8;  // 8: A100/H100, 4096^3 bf16 (docs/performance.md)
     p.epilogue = args.epilogue;
   }
 

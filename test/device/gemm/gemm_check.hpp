@@ -61,6 +61,7 @@ struct GemmCase {
   gemm::StorageOrder d_order = gemm::StorageOrder::kRowMajor;
   int d_pad = -2;                // D's leading dimension as `pad` does for it; -2: the same as `pad`
   bool swap_ab = false;          // Arguments::swap_ab (sm90): the kernel computes D^T = B^T A^T
+  int raster_group = 0;          // Arguments::raster_group: the order of the tiles (0: automatic)
 };
 
 // Per-tensor scales and the amax output of the sm90 kernel (Arguments::scale_a ... amax_d): set
@@ -110,7 +111,7 @@ class GemmCheck {
                   Scales const& sc = {}) {
     tessera::test::require_gpu();
     INFO("M=" << cs.m << " N=" << cs.n << " K=" << cs.k << " batch=" << cs.batch << " split_k=" << cs.split_k
-              << " pad=" << cs.pad << " d_pad=" << cs.d_pad << " misalign=" << cs.misalign << (cs.swap_ab ? " swap_ab" : "")
+              << " pad=" << cs.pad << " d_pad=" << cs.d_pad << " misalign=" << cs.misalign << (cs.swap_ab ? " swap_ab" : "") << " raster_group=" << cs.raster_group
               << " D " << (cs.d_order == gemm::StorageOrder::kRowMajor ? "row" : "column") << "-major");
     std::mt19937 rng(seed);
     int const m = cs.m, n = cs.n, k = cs.k, batch = cs.batch;
@@ -147,6 +148,7 @@ class GemmCheck {
     args.batch_stride_d = batch > 1 ? sd : 0;
     args.split_k = cs.split_k;
     args.swap_ab = cs.swap_ab;
+    args.raster_group = cs.raster_group;
     args.epilogue = epi;
     DeviceBuffer<float> scales(std::vector<float>{sc.a, sc.b, sc.d}), amax(std::vector<float>{-1.0f});
     if (sc.set) {

@@ -30,6 +30,10 @@ inline std::vector<GemmCase> sm90_cases() {
   out.push_back({16, 1024, 4096, 1, 0});
   out.push_back({1, 520, 3000, 1, 0});
   out.push_back({300, 400, 777, 3, 5});
+  // Other tile orders (Arguments::raster_group): one tile row per group, and groups of three that
+  // leave a partial group at the grid's edge.
+  out.push_back({700, 1300, 130, 1, 1, -1, 0, gemm::StorageOrder::kRowMajor, -2, false, 1});
+  out.push_back({1000, 520, 200, 2, 1, -1, 0, gemm::StorageOrder::kRowMajor, -2, false, 3});
   // More tiles than two per block of a persistent grid (ring and turn phases wrap many times),
   // one k-tile per tile, and batches spread over blocks.
   if (std::getenv("TESSERA_TEST_SMALL") == nullptr) {

@@ -57,6 +57,9 @@ TEST_CASE("sm80 GEMM rejects bad arguments with a fixable message and launches n
   args = f.good();
   args.batch_count = 0;
   f.expect_rejected(args, StatusCode::kInvalidArgument, "batch_count = 0 must be at least 1");
+  args = f.good();
+  args.raster_group = -1;
+  f.expect_rejected(args, StatusCode::kInvalidArgument, "raster_group = -1 must be 0 (automatic) or a number of tile rows");
 
   // Split-K without a workspace: can_implement is fine (the sizes are), run says what is missing.
   args = f.good();

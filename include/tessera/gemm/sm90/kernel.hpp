@@ -262,7 +262,16 @@ struct Kernel {
       if (thread == 0) pipe.consumer_release(pos - 1);
       int const row_base = u.t.m * BM + row0;
       if (p.k_splits > 1 && !reduce_slices(p, acc, u, row_base, c, thread)) continue;  // not the last slice
-      store(p, acc, row_base, u.t.n * BN, u.batch, c, thread, staging, chunk, scaling);
+      // The epilogue in one of two instantiations, chosen once per tile: a general one (D's
+      // coordinates swapped or not, amax or not, bounds), and one for a tile of a plain GEMM
+      // inside D, where what is known at compile time costs nothing per output: a per-column
+      // operand (a bias) is loaded once for both rows of a thread's pair, and a plain GEMM spends
+      // about two instructions on an output. (Two, not more: each one compiles the whole chain.)
+      int const col_base = u.t.n * BN;
+      if (!p.swap_ab && p.amax == nullptr && row_base + Rows <= p.m && col_base + BN <= p.n)
+        store<true>(p, acc, row_base, col_base, u.batch, c, thread, staging, chunk, scaling);
+      else
+        store<false>(p, acc, row_base, col_base, u.batch, c, thread, staging, chunk, scaling);
     }
     if (p.tma_d && thread == 0) arch::sm90::tma_store_wait<0>();  // the buffers stay valid until read
     if (p.amax != nullptr) {
@@ -378,10 +387,16 @@ struct Kernel {
     ED v[2];
   };
 
+  // Interior: a tile inside D of a GEMM without swap_ab and amax; else both are read at run
+  // time and outputs are checked against D's bounds.
+  template <bool Interior>
   TESSERA_DEVICE static void store(Params<Cfg> const& p, typename Mma::Reg const (&acc)[MHalves][Mma::regs], int row_base,
                                    int col_base, int batch, int c, int thread, char* staging, int& chunk, Scaling& scaling) {
     int const warp = thread / 32, lane = thread % 32, g = lane / 4, q = lane % 4;
-    bool const interior = row_base + Rows <= p.m && col_base + BN <= p.n;
+    bool const swap = !Interior && p.swap_ab, amax = !Interior && p.amax != nullptr;
+    // scale_d folds into the accumulators' scale where nothing between them reads the value.
+    constexpr bool fold_d = std::is_same_v<typename Cfg::Epilogue, epilogue::Identity> && Interior;
+    float const pre = fold_d ? scaling.ab * scaling.d : scaling.ab;
     TESSERA_UNROLL
     for (int ch = 0; ch < BN / EpiCols; ++ch, ++chunk) {
       Pair out[MHalves][8];
@@ -391,18 +406,21 @@ struct Kernel {
         for (int k = 0; k < 8; ++k) {
           int const v = 16 * ch + 2 * k;
           int const row = row_base + 64 * mh + 16 * warp + g + 8 * (k % 2), col = col_base + 8 * (v / 4) + 2 * q;
+          float z[2];
           TESSERA_UNROLL
           for (int e = 0; e < 2; ++e) {
             // Branch-free: an output outside D is evaluated at the nearest coordinate inside it (its
             // stages read operands in bounds) and the result dropped; the loads of a chunk can then
             // all be in flight at once (a branch per element made each wait for the last).
-            bool const in = interior || (row < p.m && col + e < p.n);
-            int const r = min(row, p.m - 1), cc = min(col + e, p.n - 1);
-            epilogue::Coord const at = p.swap_ab ? epilogue::Coord{cc, r, batch} : epilogue::Coord{r, cc, batch};
-            float const y = p.epilogue(scaling.ab * float(acc[mh][v + e]), at);
-            if (p.amax != nullptr) scaling.amax = fmaxf(scaling.amax, in ? fabsf(y) : 0.0f);
-            out[mh][k].v[e] = epilogue::convert_output<ED>(in ? scaling.d * y : 0.0f);
+            bool const in = Interior || ((row < p.m) & (col + e < p.n));  // no short-circuit branches
+            int const r = Interior ? row : min(row, p.m - 1), cc = Interior ? col + e : min(col + e, p.n - 1);
+            epilogue::Coord const at = swap ? epilogue::Coord{cc, r, batch} : epilogue::Coord{r, cc, batch};
+            float const y = p.epilogue(pre * float(acc[mh][v + e]), at);
+            if constexpr (!Interior) scaling.amax = fmaxf(scaling.amax, fabsf(in & amax ? y : 0.0f));  // a select, no branch
+            float const scaled = fold_d ? y : scaling.d * y;
+            z[e] = Interior ? scaled : (in ? scaled : 0.0f);
           }
+          epilogue::convert_output_pair<ED>(z[0], z[1], out[mh][k].v[0], out[mh][k].v[1]);
         }
       if (p.tma_d) {
         char* const buffer = staging + (chunk % Buffers) * buffer_bytes;
@@ -416,7 +434,7 @@ struct Kernel {
           arch::sm90::tma_store_commit();
         }
       } else {
-        store_direct(p, out, row_base + 16 * warp + g, col_base + EpiCols * ch + 2 * q, batch, interior);
+        store_direct(p, out, row_base + 16 * warp + g, col_base + EpiCols * ch + 2 * q, batch, Interior);
       }
     }
   }

@@ -397,9 +397,8 @@ struct Kernel {
     // scale_d folds into the accumulators' scale where nothing between them reads the value.
     constexpr bool fold_d = std::is_same_v<typename Cfg::Epilogue, epilogue::Identity> && Interior;
     float const pre = fold_d ? scaling.ab * scaling.d : scaling.ab;
-    TESSERA_UNROLL
-    for (int ch = 0; ch < BN / EpiCols; ++ch, ++chunk) {
-      Pair out[MHalves][8];
+    // Chunk ch's outputs, converted to D's type.
+    auto const evaluate = [&](int ch, Pair (&out)[MHalves][8]) {
       TESSERA_UNROLL
       for (int mh = 0; mh < MHalves; ++mh)
         TESSERA_UNROLL
@@ -422,6 +421,9 @@ struct Kernel {
           }
           epilogue::convert_output_pair<ED>(z[0], z[1], out[mh][k].v[0], out[mh][k].v[1]);
         }
+    };
+    // Chunk ch to D: through a staging buffer and TMA, or by the threads.
+    auto const put = [&](int ch, Pair const (&out)[MHalves][8]) {
       if (p.tma_d) {
         char* const buffer = staging + (chunk % Buffers) * buffer_bytes;
         stage(out, buffer, warp, lane);
@@ -436,6 +438,21 @@ struct Kernel {
       } else {
         store_direct(p, out, row_base + 16 * warp + g, col_base + EpiCols * ch + 2 * q, batch, Interior);
       }
+      ++chunk;
+    };
+    // Group chunks at a time: the chain runs over a group's outputs with nothing between them,
+    // then their stores follow (one chunk at a time, each staging barrier waited for the chain's
+    // latency). Four chunks of packed 16-bit outputs take 32 registers; more, or two row halves
+    // (ping-pong), spill beside a chain's temporaries.
+    constexpr int Chunks = BN / EpiCols;
+    constexpr int Group = sizeof(ED) <= 2 && MHalves == 1 && Chunks % 4 == 0 ? 4 : 1;
+    TESSERA_UNROLL
+    for (int ch0 = 0; ch0 < Chunks; ch0 += Group) {
+      Pair group[Group][MHalves][8];
+      TESSERA_UNROLL
+      for (int i = 0; i < Group; ++i) evaluate(ch0 + i, group[i]);
+      TESSERA_UNROLL
+      for (int i = 0; i < Group; ++i) put(ch0 + i, group[i]);
     }
   }
 

@@ -227,10 +227,13 @@ int run_profile(ProfileOptions const& o) {
         auto const now = std::chrono::steady_clock::now();
         double const seconds = std::chrono::duration<double>(now - start).count();
         double const run_seconds = std::chrono::duration<double>(now - runs_start).count();
-        int passed = 0;
+        int passed = 0, skipped = 0, wrong = 0, errors = 0;
         std::set<std::string> reasons;
         for (auto const& r : results) {
           passed += r.outcome == tp::Outcome::kPassed ? 1 : 0;
+          skipped += r.outcome == tp::Outcome::kSkipped ? 1 : 0;
+          wrong += r.outcome == tp::Outcome::kWrong ? 1 : 0;
+          errors += r.outcome == tp::Outcome::kError ? 1 : 0;
           if (r.outcome == tp::Outcome::kSkipped) reasons.insert(r.message);
         }
         std::printf("\nGEMM %s %s, epilogue %s: M=%d N=%d K=%d batch=%d: %zu configurations%s in %.2f s (%.2f s verifying and "
@@ -249,8 +252,10 @@ int run_profile(ProfileOptions const& o) {
             bool const pa = a.outcome == tp::Outcome::kPassed, pb = b.outcome == tp::Outcome::kPassed;
             return pa != pb ? pa : a.time_us < b.time_us;
           });
-          std::printf("best: %s %.2f us (%.1f TFLOP/s, %.0f GB/s); %d of %zu passed\n", best->kernel.c_str(), best->time_us,
-                      best->tflops(), best->gbps(), passed, results.size());
+          std::printf("best: %s %.2f us (%.1f TFLOP/s, %.0f GB/s); of %zu: %d passed, %d skipped (cannot take the problem), "
+                      "%d wrong, %d errors\n",
+                      best->kernel.c_str(), best->time_us, best->tflops(), best->gbps(), results.size(), passed, skipped, wrong,
+                      errors);
         }
         if (passed == 0) {
           ++problems_without;

@@ -6,31 +6,43 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "tessera/core/numeric_types.hpp"
 
 namespace tessera {
 
+namespace detail {
+// The significand's bits after the point and the smallest normal exponent: from a NarrowFloat's
+// format, from numeric_limits for float; {-1, 0} for integers (exact arithmetic).
+template <class T>
+constexpr int fraction_bits() {
+  if constexpr (std::is_same_v<T, float>) return std::numeric_limits<float>::digits - 1;
+  else if constexpr (requires { T::format_type::mantissa_bits; }) return T::format_type::mantissa_bits;
+  else return -1;
+}
+template <class T>
+constexpr int min_normal_exponent() {
+  if constexpr (std::is_same_v<T, float>) return std::numeric_limits<float>::min_exponent - 1;
+  else if constexpr (requires { T::format_type::bias; }) return 1 - T::format_type::bias;
+  else return 0;
+}
+}  // namespace detail
+
+// Half an ulp at 1: 2^-(fraction bits + 1).
 template <class T>
 double unit_roundoff() {
-  if constexpr (std::is_same_v<T, bfloat16>) return std::ldexp(1.0, -8);
-  else if constexpr (std::is_same_v<T, half>) return std::ldexp(1.0, -11);
-  else if constexpr (std::is_same_v<T, float>) return std::ldexp(1.0, -24);
-  else if constexpr (std::is_same_v<T, float8_e4m3>) return std::ldexp(1.0, -4);
-  else if constexpr (std::is_same_v<T, float8_e5m2>) return std::ldexp(1.0, -3);
-  else return 0.0;
+  constexpr int f = detail::fraction_bits<T>();
+  return f < 0 ? 0.0 : std::ldexp(1.0, -(f + 1));
 }
 
-// A value near zero may round to either subnormal neighbour when the accumulation moves it slightly.
+// The spacing of the subnormals (the smallest positive value): a value near zero may round to
+// either neighbour when the accumulation moves it slightly, so relative bounds end here.
 template <class T>
 double subnormal_spacing() {
-  if constexpr (std::is_same_v<T, bfloat16>) return std::ldexp(1.0, -133);
-  else if constexpr (std::is_same_v<T, half>) return std::ldexp(1.0, -24);
-  else if constexpr (std::is_same_v<T, float>) return std::ldexp(1.0, -149);
-  else if constexpr (std::is_same_v<T, float8_e4m3>) return std::ldexp(1.0, -9);
-  else if constexpr (std::is_same_v<T, float8_e5m2>) return std::ldexp(1.0, -16);
-  else return 0.0;
+  constexpr int f = detail::fraction_bits<T>();
+  return f < 0 ? 0.0 : std::ldexp(1.0, detail::min_normal_exponent<T>() - f);
 }
 
 }  // namespace tessera

@@ -1,5 +1,6 @@
 // Core on the device: layouts and narrow-float conversions evaluated in kernels must agree with
-// the host, and the conversions must be bit-exact with CUDA's intrinsics.
+// the host, and the conversions must be bit-exact with CUDA's intrinsics (and the epilogue's pair
+// conversion with two single ones).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
@@ -12,6 +13,7 @@
 #include "tessera/core/layout_algebra.hpp"
 #include "tessera/core/numeric_types.hpp"
 #include "tessera/core/swizzle.hpp"
+#include "tessera/epilogue/convert.hpp"
 
 using namespace tessera;
 using tessera::test::bits_of;
@@ -68,6 +70,8 @@ struct ConvertOut {
   unsigned short half[3], bf16[3];
   unsigned char e4m3[3], e5m2[3], e4m3_nosat[2], e5m2_nosat[2];
   unsigned tf32[3], tf32_rn[3];  // [2]: the instruction (cvt.rn.tf32 exists from sm_90; else the portable code)
+  // epilogue::convert_output_pair of (this input, the next one): one cvt.rn.{f16,bf16}x2 each.
+  unsigned short half_pair[2], bf16_pair[2];
 };
 
 __global__ void convert(float const* in, ConvertOut* out, int count) {
@@ -103,6 +107,15 @@ __global__ void convert(float const* in, ConvertOut* out, int count) {
 #else
     o.tf32_rn[2] = o.tf32_rn[1];
 #endif
+    float const y = in[(i + 1) % count];
+    tessera::half h0, h1;
+    epilogue::convert_output_pair(x, y, h0, h1);
+    o.half_pair[0] = h0.bits();
+    o.half_pair[1] = h1.bits();
+    bfloat16 b0, b1;
+    epilogue::convert_output_pair(x, y, b0, b1);
+    o.bf16_pair[0] = b0.bits();
+    o.bf16_pair[1] = b1.bits();
     out[i] = o;
   }
 }
@@ -192,6 +205,11 @@ TEST_CASE("conversions on the device are bit-exact with CUDA's intrinsics and wi
       check("e4m3 nosat", i, o.e4m3_nosat[k], float8_e4m3::from_float(x, Saturation::kNone).bits());
       check("e5m2 nosat", i, o.e5m2_nosat[k], float8_e5m2::from_float(x, Saturation::kNone).bits());
     }
+    float const y = inputs[(i + 1) % count];
+    check("half pair, first", i, o.half_pair[0], host_half);
+    check("half pair, second", i, o.half_pair[1], tessera::half(y).bits());
+    check("bfloat16 pair, first", i, o.bf16_pair[0], host_bf16);
+    check("bfloat16 pair, second", i, o.bf16_pair[1], bfloat16(y).bits());
     unsigned const host_tf32 = bits_of(round_to_tf32_portable(x));
     unsigned const host_tf32_rn = bits_of(round_to_tf32_portable(x, Tf32Rounding::kNearestEven));
     for (int k = 0; k < 3; ++k) {

@@ -111,8 +111,8 @@ class GemmCheck {
                   Scales const& sc = {}) {
     tessera::test::require_gpu();
     INFO("M=" << cs.m << " N=" << cs.n << " K=" << cs.k << " batch=" << cs.batch << " split_k=" << cs.split_k
-              << " pad=" << cs.pad << " d_pad=" << cs.d_pad << " misalign=" << cs.misalign << (cs.swap_ab ? " swap_ab" : "") << " raster_group=" << cs.raster_group
-              << " D " << (cs.d_order == gemm::StorageOrder::kRowMajor ? "row" : "column") << "-major");
+              << " pad=" << cs.pad << " d_pad=" << cs.d_pad << " misalign=" << cs.misalign << (cs.swap_ab ? " swap_ab" : "")
+              << " raster_group=" << cs.raster_group << " D " << (cs.d_order == gemm::StorageOrder::kRowMajor ? "row" : "column") << "-major");
     std::mt19937 rng(seed);
     int const m = cs.m, n = cs.n, k = cs.k, batch = cs.batch;
     auto ld_pad = [](std::int64_t extent, int pad) { return pad < 0 ? (extent + 15) / 16 * 16 + 16 : extent + pad; };

@@ -83,25 +83,6 @@ TEST_CASE("outputs convert with round-to-nearest-even, saturating for integers a
   CHECK(ConvertTo<std::int8_t>{}(200.0f, Coord{0, 0, 0}) == 127.0f);  // rounds and goes on in float
 }
 
-TEST_CASE("a pair of outputs converts as two single outputs do", "[epilogue][convert]") {
-  float const xs[] = {1.0f + 1.0f / 256, -3.140625f, 65504.0f, 1e30f, -0.0f, 3.5f, 300.7f, 1e-8f};
-  for (float lo : xs)
-    for (float hi : xs) {
-      bfloat16 b0, b1;
-      convert_output_pair(lo, hi, b0, b1);
-      CHECK(b0.bits() == convert_output<bfloat16>(lo).bits());
-      CHECK(b1.bits() == convert_output<bfloat16>(hi).bits());
-      half h0, h1;
-      convert_output_pair(lo, hi, h0, h1);
-      CHECK(h0.bits() == convert_output<half>(lo).bits());
-      CHECK(h1.bits() == convert_output<half>(hi).bits());
-      std::int8_t i0, i1;
-      convert_output_pair(lo, hi, i0, i1);
-      CHECK(i0 == convert_output<std::int8_t>(lo));
-      CHECK(i1 == convert_output<std::int8_t>(hi));
-    }
-}
-
 TEST_CASE("matrix layout tags", "[core][layout]") {
   STATIC_REQUIRE(RowMajor::row_major);
   STATIC_REQUIRE(!ColumnMajor::row_major);

@@ -2,8 +2,6 @@
 // fragment formula, and a host-emulated warp computes the plain matrix product.
 #include <catch2/catch.hpp>
 
-#include <set>
-
 #include "tessera/atom/mma_sm80.hpp"
 #include "warp_emulator.hpp"
 
@@ -33,19 +31,6 @@ struct Ptx {
   static int c_col(int l, int i) { return 2 * t4(l) + i % 2; }
 };
 
-template <class TV>
-void require_bijection(TV const& tv, int elements) {
-  REQUIRE(int(size(tv)) == elements);
-  std::set<int> seen;
-  for (int i = 0; i < elements; ++i) {
-    int const x = int(tv(i));
-    REQUIRE(x >= 0);
-    REQUIRE(x < elements);
-    seen.insert(x);
-  }
-  REQUIRE(int(seen.size()) == elements);
-}
-
 template <class Traits, class ARow, class ACol, class BK>
 void check_atom(ARow a_row, ACol a_col, BK b_k) {
   constexpr int M = Traits::M, N = Traits::N, K = Traits::K;
@@ -53,9 +38,9 @@ void check_atom(ARow a_row, ACol a_col, BK b_k) {
   auto const b = Traits::b_layout();
   auto const c = Traits::c_layout();
   STATIC_REQUIRE(is_static_layout_v<decltype(a)>);
-  require_bijection(a, M * K);
-  require_bijection(b, N * K);
-  require_bijection(c, M * N);
+  test::require_bijection(a, M * K);
+  test::require_bijection(b, N * K);
+  test::require_bijection(c, M * N);
   int const av = M * K / 32, bv = N * K / 32, cv = M * N / 32;
   for (int lane = 0; lane < 32; ++lane) {
     for (int i = 0; i < av; ++i) REQUIRE(a(lane, i) == a_row(lane, i) + M * a_col(lane, i));

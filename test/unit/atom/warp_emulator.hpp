@@ -3,7 +3,10 @@
 // read, gather D back.
 #pragma once
 
+#include <catch2/catch.hpp>
+
 #include <random>
+#include <set>
 #include <vector>
 
 #include "tessera/core/layout.hpp"
@@ -87,6 +90,20 @@ Matrix emulate_mma(Matrix const& a, Matrix const& b, Matrix const& c) {
   for (int t = 0; t < T; ++t)
     for (int v = 0; v < cvals; ++v) d.v[int(Traits::c_layout()(t, v))] = fd[t][v];
   return d;
+}
+
+// A thread-value layout maps its domain one-to-one onto [0, elements) (a Catch2 test's check).
+template <class TV>
+void require_bijection(TV const& tv, int elements) {
+  REQUIRE(int(size(tv)) == elements);
+  std::set<int> seen;
+  for (int i = 0; i < elements; ++i) {
+    int const x = int(tv(i));
+    REQUIRE(x >= 0);
+    REQUIRE(x < elements);
+    seen.insert(x);
+  }
+  REQUIRE(int(seen.size()) == elements);
 }
 
 inline Matrix reference_mma(Matrix const& a, Matrix const& b, Matrix const& c) {

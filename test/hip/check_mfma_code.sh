@@ -1,0 +1,49 @@
+#!/bin/bash
+# Checks the MFMA test program's AMD code without a GPU:
+#   1. the code object of every target, extracted from the executable (roc-obj) and disassembled
+#      (llvm-objdump), holds each MFMA instruction that target has;
+#   2. in the --save-temps assembly, every kernel that issues an MFMA has ScratchSize 0 (no spills,
+#      no private arrays).
+# usage: check_mfma_code.sh <executable> <save-temps dir> <llvm-objdump> <roc-obj>
+set -euo pipefail
+exe=$1 temps=$2 objdump=$3 rocobj=$4
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The instructions each target must show, as llvm-objdump 15 spells them (CDNA3 renames the
+# bf16_1k forms _bf16).
+declare -A want=(
+  [gfx908]="v_mfma_f32_32x32x8f16 v_mfma_f32_16x16x16f16 v_mfma_f32_32x32x2f32 v_mfma_i32_32x32x8i8"
+  [gfx90a]="v_mfma_f32_32x32x8f16 v_mfma_f32_16x16x16f16 v_mfma_f32_32x32x2f32 v_mfma_i32_32x32x8i8 v_mfma_f32_32x32x8bf16_1k v_mfma_f32_16x16x16bf16_1k"
+  [gfx940]="v_mfma_f32_32x32x8f16 v_mfma_f32_16x16x16f16 v_mfma_f32_32x32x2f32 v_mfma_f32_32x32x8_bf16 v_mfma_f32_16x16x16_bf16 v_mfma_i32_32x32x16_i8 v_mfma_f32_32x32x4_xf32"
+)
+# (roc-obj 5.2 exits 1 after extracting: the files it writes are what counts)
+"$rocobj" -o "$work" "$exe" > /dev/null 2>&1 || true
+status=0
+checked=0
+for co in "$work"/*amdgcn-amd-amdhsa--gfx*; do
+  [[ $co == *.s ]] && continue
+  arch=${co##*--}
+  arch=${arch%%:*}
+  [[ -n ${want[$arch]:-} ]] || { echo "no expectations for $arch"; status=1; continue; }
+  "$objdump" -d --mcpu="$arch" "$co" > "$work/$arch.dis"
+  for insn in ${want[$arch]}; do
+    if grep -qE "^\s+$insn\s" "$work/$arch.dis"; then
+      echo "$arch: $insn found"
+    else
+      echo "$arch: $insn MISSING from the disassembly"
+      status=1
+    fi
+  done
+  checked=$((checked + 1))
+done
+[[ $checked -gt 0 ]] || { echo "no AMD code object in $exe"; exit 1; }
+for s in "$temps"/*-hip-amdgcn-amd-amdhsa-gfx*.s; do
+  # Per function: does it issue an MFMA, and its ScratchSize.
+  awk -v file="$(basename "$s")" '
+    /^[A-Za-z_][A-Za-z0-9_.]*:/ { fn = $1; mfma = 0 }
+    /^[ \t]+v_mfma/ { mfma = 1 }
+    /; ScratchSize:/ { if (mfma) { n++; if ($3 != 0) { print file ": " fn " uses " $3 " bytes of scratch"; bad = 1 } } }
+    END { if (n == 0) { print file ": no MFMA kernel"; bad = 1 } else print file ": " n " MFMA kernels, no scratch"; exit bad }
+  ' "$s" || status=1
+done
+exit $status

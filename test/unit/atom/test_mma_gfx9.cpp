@@ -45,10 +45,7 @@ void check_atom(int bits, KOf k_of) {
   auto const a = Traits::a_layout();
   auto const b = Traits::b_layout();
   auto const c = Traits::c_layout();
-  STATIC_REQUIRE(is_static_layout_v<decltype(a)>);
-  test::require_bijection(a, M * K);
-  test::require_bijection(b, N * K);
-  test::require_bijection(c, M * N);
+  test::require_atom_layouts<Traits>(4321);
   int const av = M * K / T, bv = N * K / T, cv = M * N / T;
   for (int lane = 0; lane < T; ++lane) {
     for (int v = 0; v < av; ++v) REQUIRE(a(lane, v) == lane % M + M * k_of(lane, reg_of(v, bits)));
@@ -57,11 +54,6 @@ void check_atom(int bits, KOf k_of) {
       int const i = M == 32 ? Isa::d32_i(lane, v) : Isa::d16_i(lane, v);
       REQUIRE(c(lane, v) == i + M * (lane % N));
     }
-  }
-  std::mt19937 rng(4321);
-  for (int trial = 0; trial < 4; ++trial) {
-    auto ma = test::random_matrix(M, K, rng), mb = test::random_matrix(K, N, rng), mc = test::random_matrix(M, N, rng);
-    REQUIRE(test::emulate_mma<Traits>(ma, mb, mc).v == test::reference_mma(ma, mb, mc).v);
   }
 }
 

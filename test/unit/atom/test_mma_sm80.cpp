@@ -37,22 +37,12 @@ void check_atom(ARow a_row, ACol a_col, BK b_k) {
   auto const a = Traits::a_layout();
   auto const b = Traits::b_layout();
   auto const c = Traits::c_layout();
-  STATIC_REQUIRE(is_static_layout_v<decltype(a)>);
-  test::require_bijection(a, M * K);
-  test::require_bijection(b, N * K);
-  test::require_bijection(c, M * N);
+  test::require_atom_layouts<Traits>(1234);
   int const av = M * K / 32, bv = N * K / 32, cv = M * N / 32;
   for (int lane = 0; lane < 32; ++lane) {
     for (int i = 0; i < av; ++i) REQUIRE(a(lane, i) == a_row(lane, i) + M * a_col(lane, i));
     for (int i = 0; i < bv; ++i) REQUIRE(b(lane, i) == Ptx::g(lane) + N * b_k(lane, i));
     for (int i = 0; i < cv; ++i) REQUIRE(c(lane, i) == Ptx::c_row(lane, i) + M * Ptx::c_col(lane, i));
-  }
-  std::mt19937 rng(1234);
-  for (int trial = 0; trial < 4; ++trial) {
-    auto ma = test::random_matrix(M, K, rng), mb = test::random_matrix(K, N, rng), mc = test::random_matrix(M, N, rng);
-    auto d = test::emulate_mma<Traits>(ma, mb, mc);
-    auto ref = test::reference_mma(ma, mb, mc);
-    REQUIRE(d.v == ref.v);
   }
 }
 

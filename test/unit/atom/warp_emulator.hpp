@@ -114,4 +114,20 @@ inline Matrix reference_mma(Matrix const& a, Matrix const& b, Matrix const& c) {
   return d;
 }
 
+// What every MMA atom's layouts must satisfy, whatever its ISA: A, B and C are bijections onto
+// their tiles, and the emulated warp (wavefront) computes the plain product of random matrices.
+template <class Traits>
+void require_atom_layouts(unsigned seed) {
+  constexpr int M = Traits::M, N = Traits::N, K = Traits::K;
+  STATIC_REQUIRE(is_static_layout_v<decltype(Traits::a_layout())>);
+  require_bijection(Traits::a_layout(), M * K);
+  require_bijection(Traits::b_layout(), N * K);
+  require_bijection(Traits::c_layout(), M * N);
+  std::mt19937 rng(seed);
+  for (int trial = 0; trial < 4; ++trial) {
+    auto ma = random_matrix(M, K, rng), mb = random_matrix(K, N, rng), mc = random_matrix(M, N, rng);
+    REQUIRE(emulate_mma<Traits>(ma, mb, mc).v == reference_mma(ma, mb, mc).v);
+  }
+}
+
 }  // namespace tessera::test

@@ -5,7 +5,10 @@
 // it and the depth of the shared-memory pipeline. Gemm<Config> checks the run-time arguments
 // (can_implement says what is wrong and how to fix it) and launches. Any M, N, K works; this
 // example uses sizes that are not multiples of the tile.
-// Build: see README.md (the examples build with the default preset); run: ./00_basic_gemm
+// The same source builds for AMD Instinct GPUs with hipcc: only the architecture tag (and the
+// pipeline depth, which the gfx9 kernel fixes at two LDS buffers) differ.
+// Build: see README.md (the examples build with the default preset; for AMD, the `hip` preset
+// builds 00_basic_gemm_gfx90a); run: ./00_basic_gemm
 #include <cstdio>
 
 #include "../common/example_util.hpp"
@@ -13,15 +16,23 @@
 
 using namespace tessera;
 
+#if defined(TESSERA_HIP)
+using Arch = arch::Gfx90a;  // MFMA kernels: MI200 (gfx90a); arch::Gfx940 for MI300
+constexpr int kStages = 2;  // LDS double buffering
+#else
+using Arch = arch::Sm80;    // mma.sync kernels: sm_80 and newer
+constexpr int kStages = 4;  // 4 k-tiles in flight (cp.async)
+#endif
+
 // A row-major (M x K, "T"), B column-major (K x N, "N"): the TN layout of most inference GEMMs.
-using Config = gemm::Config<arch::Sm80,                       // mma.sync kernels: sm_80 and newer
+using Config = gemm::Config<Arch,
                             bfloat16, RowMajor,               // A
                             bfloat16, ColumnMajor,            // B
                             bfloat16,                         // D
                             float,                            // accumulator
                             gemm::BlockTile<128, 128, 32>,    // each block computes a 128 x 128 tile of D
-                            gemm::Warps<2, 2>,                // 4 warps, 64 x 64 each
-                            gemm::Stages<4>>;                 // 4 k-tiles in flight
+                            gemm::Warps<2, 2>,                // 4 warps (wavefronts on AMD), 64 x 64 each
+                            gemm::Stages<kStages>>;
 
 int main() {
   if (!example::have_gpu()) return 0;
@@ -30,8 +41,7 @@ int main() {
   auto const b = example::random_bf16(std::size_t(n) * k, 2);
   bfloat16* d_a = example::to_device(a);
   bfloat16* d_b = example::to_device(b);
-  bfloat16* d_d = nullptr;
-  EXAMPLE_CUDA(cudaMalloc(&d_d, sizeof(bfloat16) * m * n));
+  bfloat16* d_d = example::device_array<bfloat16>(std::size_t(m) * n);
 
   gemm::Arguments<Config> args;
   args.m = m;
@@ -53,7 +63,7 @@ int main() {
     std::printf("run: %s\n", s.message().c_str());
     return 1;
   }
-  EXAMPLE_CUDA(cudaDeviceSynchronize());
+  EXAMPLE_CUDA(example::gpu_synchronize());
 
   // A mistake is reported, not launched: lda smaller than K.
   gemm::Arguments<Config> bad = args;
@@ -63,8 +73,8 @@ int main() {
   auto const d = example::to_host(d_d, std::size_t(m) * n);
   int const status =
       example::compare("00_basic_gemm", d, m, n, [&](int i, int j) { return example::dot(a, b, k, i, j); });
-  cudaFree(d_a);
-  cudaFree(d_b);
-  cudaFree(d_d);
+  example::gpu_free(d_a);
+  example::gpu_free(d_b);
+  example::gpu_free(d_d);
   return status;
 }

@@ -1,8 +1,7 @@
 // What the GEMM examples share: random operands, a host reference in double precision, and the
-// comparison that decides the example's exit status. Not part of the library.
+// comparison that decides the example's exit status. Not part of the library. Builds with nvcc
+// and with hipcc: the few runtime calls go through example::gpu_* below.
 #pragma once
-
-#include <cuda_runtime.h>
 
 #include <cmath>
 #include <cstdio>
@@ -12,27 +11,64 @@
 #include <vector>
 
 #include "tessera/core/numeric_types.hpp"
+#include "tessera/core/runtime.hpp"
 #include "tessera/gemm/gemm.hpp"
 
 namespace example {
 
-#define EXAMPLE_CUDA(expr)                                                                          \
-  do {                                                                                              \
-    cudaError_t _e = (expr);                                                                        \
-    if (_e != cudaSuccess) {                                                                        \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(_e)); \
-      std::exit(1);                                                                                 \
-    }                                                                                               \
+// Exits with the runtime's message when a CUDA / HIP call fails.
+#define EXAMPLE_CUDA(expr)                                                                                  \
+  do {                                                                                                      \
+    ::tessera::runtime::Error _e = (expr);                                                                  \
+    if (_e != ::tessera::runtime::kSuccess) {                                                               \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, ::tessera::runtime::error_string(_e)); \
+      std::exit(1);                                                                                         \
+    }                                                                                                       \
   } while (0)
 
-// True when a CUDA device is present; otherwise says so (the examples then exit 0 after printing).
+// The runtime calls the examples make, for CUDA or HIP.
+#if defined(TESSERA_HIP)
+inline tessera::runtime::Error gpu_malloc(void** p, std::size_t bytes) { return hipMalloc(p, bytes); }
+inline void gpu_free(void* p) { (void)hipFree(p); }
+inline tessera::runtime::Error gpu_to_device(void* to, void const* from, std::size_t bytes) {
+  return hipMemcpy(to, from, bytes, hipMemcpyHostToDevice);
+}
+inline tessera::runtime::Error gpu_to_host(void* to, void const* from, std::size_t bytes) {
+  return hipMemcpy(to, from, bytes, hipMemcpyDeviceToHost);
+}
+inline tessera::runtime::Error gpu_synchronize() { return hipDeviceSynchronize(); }
+inline tessera::runtime::Error gpu_device_count(int& count) { return hipGetDeviceCount(&count); }
+inline constexpr char const* kGpuName = "HIP";
+#else
+inline tessera::runtime::Error gpu_malloc(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
+inline void gpu_free(void* p) { (void)cudaFree(p); }
+inline tessera::runtime::Error gpu_to_device(void* to, void const* from, std::size_t bytes) {
+  return cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice);
+}
+inline tessera::runtime::Error gpu_to_host(void* to, void const* from, std::size_t bytes) {
+  return cudaMemcpy(to, from, bytes, cudaMemcpyDeviceToHost);
+}
+inline tessera::runtime::Error gpu_synchronize() { return cudaDeviceSynchronize(); }
+inline tessera::runtime::Error gpu_device_count(int& count) { return cudaGetDeviceCount(&count); }
+inline constexpr char const* kGpuName = "CUDA";
+#endif
+
+// True when a GPU is present; otherwise says so (the examples then exit 0 after printing).
 inline bool have_gpu() {
   int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("no CUDA device: nothing to run (the example compiled)\n");
+  if (gpu_device_count(count) != tessera::runtime::kSuccess || count == 0) {
+    std::printf("no %s device: nothing to run (the example compiled)\n", kGpuName);
     return false;
   }
   return true;
+}
+
+// An uninitialized device array of `count` elements.
+template <class T>
+T* device_array(std::size_t count) {
+  void* p = nullptr;
+  EXAMPLE_CUDA(gpu_malloc(&p, count * sizeof(T)));
+  return static_cast<T*>(p);
 }
 
 // Values in [-1, 1] that bf16 represents exactly (multiples of 1/64), so that the reference sees the
@@ -47,16 +83,15 @@ inline std::vector<tessera::bfloat16> random_bf16(std::size_t count, unsigned se
 
 template <class T>
 T* to_device(std::vector<T> const& host) {
-  T* p = nullptr;
-  EXAMPLE_CUDA(cudaMalloc(&p, host.size() * sizeof(T)));
-  EXAMPLE_CUDA(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  T* p = device_array<T>(host.size());
+  EXAMPLE_CUDA(gpu_to_device(p, host.data(), host.size() * sizeof(T)));
   return p;
 }
 
 template <class T>
 std::vector<T> to_host(T const* device, std::size_t count) {
   std::vector<T> host(count);
-  EXAMPLE_CUDA(cudaMemcpy(host.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost));
+  EXAMPLE_CUDA(gpu_to_host(host.data(), device, count * sizeof(T)));
   return host;
 }
 
@@ -70,12 +105,12 @@ struct TnOperands {
       : m(m_), n(n_), k(k_), a(random_bf16(std::size_t(m_) * k_, 1)), b(random_bf16(std::size_t(n_) * k_, 2)) {
     d_a = to_device(a);
     d_b = to_device(b);
-    EXAMPLE_CUDA(cudaMalloc(&d_d, sizeof(tessera::bfloat16) * std::size_t(m) * n));
+    d_d = device_array<tessera::bfloat16>(std::size_t(m) * n);
   }
   ~TnOperands() {
-    cudaFree(d_a);
-    cudaFree(d_b);
-    cudaFree(d_d);
+    gpu_free(d_a);
+    gpu_free(d_b);
+    gpu_free(d_d);
   }
   TnOperands(TnOperands const&) = delete;
   TnOperands& operator=(TnOperands const&) = delete;

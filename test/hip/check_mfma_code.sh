@@ -1,21 +1,31 @@
 #!/bin/bash
-# Checks the MFMA test program's AMD code without a GPU:
+# Checks a HIP test program's AMD code without a GPU:
 #   1. the code object of every target, extracted from the executable (roc-obj) and disassembled
-#      (llvm-objdump), holds each MFMA instruction that target has;
+#      (llvm-objdump), holds the MFMA instructions expected of that program on that target;
 #   2. in the --save-temps assembly, every kernel that issues an MFMA has ScratchSize 0 (no spills,
 #      no private arrays).
-# usage: check_mfma_code.sh <executable> <save-temps dir> <llvm-objdump> <roc-obj>
+# usage: check_mfma_code.sh <executable> <save-temps dir> <llvm-objdump> <roc-obj> mfma|gemm
+#   mfma: the atom test, every instruction of the target; gemm: the GEMM test, the 32x32 forms its
+#   kernels use.
 set -euo pipefail
-exe=$1 temps=$2 objdump=$3 rocobj=$4
+exe=$1 temps=$2 objdump=$3 rocobj=$4 program=${5:-mfma}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The instructions each target must show, as llvm-objdump 15 spells them (CDNA3 renames the
 # bf16_1k forms _bf16).
-declare -A want=(
-  [gfx908]="v_mfma_f32_32x32x8f16 v_mfma_f32_16x16x16f16 v_mfma_f32_32x32x2f32 v_mfma_i32_32x32x8i8"
-  [gfx90a]="v_mfma_f32_32x32x8f16 v_mfma_f32_16x16x16f16 v_mfma_f32_32x32x2f32 v_mfma_i32_32x32x8i8 v_mfma_f32_32x32x8bf16_1k v_mfma_f32_16x16x16bf16_1k"
-  [gfx940]="v_mfma_f32_32x32x8f16 v_mfma_f32_16x16x16f16 v_mfma_f32_32x32x2f32 v_mfma_f32_32x32x8_bf16 v_mfma_f32_16x16x16_bf16 v_mfma_i32_32x32x16_i8 v_mfma_f32_32x32x4_xf32"
-)
+declare -A want
+if [[ $program == mfma ]]; then
+  want=(
+    [gfx908]="v_mfma_f32_32x32x8f16 v_mfma_f32_16x16x16f16 v_mfma_f32_32x32x2f32 v_mfma_i32_32x32x8i8"
+    [gfx90a]="v_mfma_f32_32x32x8f16 v_mfma_f32_16x16x16f16 v_mfma_f32_32x32x2f32 v_mfma_i32_32x32x8i8 v_mfma_f32_32x32x8bf16_1k v_mfma_f32_16x16x16bf16_1k"
+    [gfx940]="v_mfma_f32_32x32x8f16 v_mfma_f32_16x16x16f16 v_mfma_f32_32x32x2f32 v_mfma_f32_32x32x8_bf16 v_mfma_f32_16x16x16_bf16 v_mfma_i32_32x32x16_i8 v_mfma_f32_32x32x4_xf32 v_mfma_f32_32x32x16_fp8_fp8 v_mfma_f32_32x32x16_bf8_bf8"
+  )
+else
+  want=(
+    [gfx90a]="v_mfma_f32_32x32x8f16 v_mfma_f32_32x32x8bf16_1k v_mfma_f32_32x32x2f32 v_mfma_i32_32x32x8i8"
+    [gfx940]="v_mfma_f32_32x32x8f16 v_mfma_f32_32x32x8_bf16 v_mfma_f32_32x32x2f32 v_mfma_i32_32x32x16_i8 v_mfma_f32_32x32x16_fp8_fp8 v_mfma_f32_32x32x16_bf8_bf8"
+  )
+fi
 # (roc-obj 5.2 exits 1 after extracting: the files it writes are what counts)
 "$rocobj" -o "$work" "$exe" > /dev/null 2>&1 || true
 status=0

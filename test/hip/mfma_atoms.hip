@@ -102,6 +102,8 @@ int main() {
   if (cdna3) {
     wrong += check<MmaTraits<arch::Gfx940_32x32x16_S32S8S8S32>>("v_mfma_i32_32x32x16_i8");
     wrong += check<MmaTraits<arch::Gfx940_32x32x4_F32XF32XF32F32>>("v_mfma_f32_32x32x4_xf32");
+    wrong += check<MmaTraits<arch::Gfx940_32x32x16_F32F8F8F32>>("v_mfma_f32_32x32x16_fp8_fp8");
+    wrong += check<MmaTraits<arch::Gfx940_32x32x16_F32BF8BF8F32>>("v_mfma_f32_32x32x16_bf8_bf8");
   }
   return wrong == 0 ? 0 : 1;
 }

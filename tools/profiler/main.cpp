@@ -88,9 +88,9 @@ int run_list(ListOptions const& o) {
     if (!o.kernels.empty() && !tp::matches_any(o.kernels, name)) continue;
     if ((o.invalid_only && c.valid()) || (o.valid_only && !c.valid())) continue;
     ++shown;
-    std::string const regs = s.warp_specialized()
-                                 ? fmt::format("{}/{}", gemm::kSm90ProducerRegisters, gemm::sm90_consumer_registers(s.consumers))
-                                 : fmt::format("{}", std::min(255, 65536 / s.threads() / 8 * 8));
+    std::string const regs = s.amd()                ? std::string("-")
+                             : s.warp_specialized() ? fmt::format("{}/{}", gemm::kSm90ProducerRegisters, gemm::sm90_consumer_registers(s.consumers))
+                                                    : fmt::format("{}", std::min(255, 65536 / s.threads() / 8 * 8));
     std::string status;
     if (!c.valid()) {
       status = std::string("dropped: ") + gemm::config_error_message(c.error);
@@ -98,7 +98,7 @@ int run_list(ListOptions const& o) {
       ++valid;
       bool const in = registry.find(name) != nullptr;
       built += in ? 1 : 0;
-      status = in ? "built" : "valid, not built into this binary";
+      status = in ? "built" : s.amd() ? "valid (AMD: builds with hipcc, not into this binary)" : "valid, not built into this binary";
     }
     rows += fmt::format("{:<48} {:>8.1f} {:>7} {:>7}  {}\n", name, gemm::smem_bytes(s) / 1024.0, s.threads(), regs, status);
   }

@@ -1,5 +1,5 @@
 // Run by CMake at configure time (try_run): prints the valid configurations of the profiler's
-// space, one per line as "<name>|<ConfigSpec initializer>", so that CMake can write one
+// space for NVIDIA GPUs, one per line as "<name>|<ConfigSpec initializer>", so that CMake can write one
 // translation unit per configuration. Argument: "default" or "reduced".
 #include <cstdio>
 #include <cstring>
@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
   bool const reduced = argc > 1 && std::strcmp(argv[1], "reduced") == 0;
   auto const space = tuning::gemm_space(reduced ? tuning::SpaceSize::kReduced : tuning::SpaceSize::kDefault);
   for (int i = 0; i < space.size; ++i)
-    if (space.items[i].valid())
+    if (space.items[i].valid() && !space.items[i].spec.amd())  // AMD configurations build with hipcc
       std::printf("%s|%s\n", tuning::name(space.items[i].spec).c_str(), tuning::cpp_initializer(space.items[i].spec).c_str());
   return 0;
 }

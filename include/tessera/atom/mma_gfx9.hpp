@@ -126,6 +126,23 @@ struct MmaTraits<arch::Gfx940_32x32x4_F32XF32XF32F32> : detail::Gfx9_32x32_Layou
   using ElementC = float;
 };
 
+// fp8 / bf8 (gfx94x): AMD's FNUZ formats, 8 per lane as for i8 with K = 16.
+template <>
+struct MmaTraits<arch::Gfx940_32x32x16_F32F8F8F32> : detail::Gfx9_32x32_Layouts<16> {
+  using Op = arch::Gfx940_32x32x16_F32F8F8F32;
+  using ElementA = float8_e4m3_fnuz;
+  using ElementB = float8_e4m3_fnuz;
+  using ElementC = float;
+};
+
+template <>
+struct MmaTraits<arch::Gfx940_32x32x16_F32BF8BF8F32> : detail::Gfx9_32x32_Layouts<16> {
+  using Op = arch::Gfx940_32x32x16_F32BF8BF8F32;
+  using ElementA = float8_e5m2_fnuz;
+  using ElementB = float8_e5m2_fnuz;
+  using ElementC = float;
+};
+
 static_assert(MmaAtom<MmaTraits<arch::Gfx9_32x32x8_F32F16F16F32>>, "atom/mma_gfx9: traits incomplete");
 static_assert(MmaAtom<MmaTraits<arch::Gfx9_16x16x16_F32F16F16F32>>, "atom/mma_gfx9: traits incomplete");
 

@@ -1,5 +1,7 @@
 // Narrow floating-point types: half (IEEE binary16), bfloat16, float8_e4m3 (OCP E4M3FN: no
-// infinity, one NaN pattern per sign), float8_e5m2 (IEEE-like), and tf32 rounding of floats.
+// infinity, one NaN pattern per sign), float8_e5m2 (IEEE-like), AMD's float8_e4m3_fnuz and
+// float8_e5m2_fnuz (gfx94x: no infinity, no negative zero, one NaN 0x80), and tf32 rounding of
+// floats.
 //
 // Conversions from float round to nearest, ties to even, and are bit-exact with CUDA's
 // (__float2half_rn, __float2bfloat16_rn, __nv_cvt_float_to_fp8) including NaN canonicalization
@@ -34,26 +36,40 @@ TESSERA_HD constexpr float bits_float(std::uint32_t u) { return __builtin_bit_ca
 
 namespace format {
 
+// Which special values a format has.
+enum class Specials {
+  kIeee,       // infinities and NaNs in the all-ones exponent (binary16, bfloat16, E5M2)
+  kFiniteNan,  // no infinity; the all-ones magnitude is NaN, of either sign (OCP E4M3FN)
+  kFnuz,       // no infinity, no negative zero; the pattern of negative zero (0x80) is the one NaN
+};
+
 // A binary floating-point format of 1 sign bit, ExponentBits and MantissaBits.
-template <int ExponentBits, int MantissaBits, int Bias, bool HasInfinity, class Storage, std::uint32_t MaxFinite,
+template <int ExponentBits, int MantissaBits, int Bias, Specials Kind, class Storage, std::uint32_t MaxFinite,
           Saturation DefaultSaturation>
 struct Binary {
   using storage_type = Storage;
   static constexpr int exponent_bits = ExponentBits;
   static constexpr int mantissa_bits = MantissaBits;
   static constexpr int bias = Bias;
-  static constexpr bool has_infinity = HasInfinity;
+  static constexpr Specials specials = Kind;
+  static constexpr bool has_infinity = Kind == Specials::kIeee;
+  static constexpr bool fnuz = Kind == Specials::kFnuz;
   static constexpr int sign_shift = ExponentBits + MantissaBits;
   static constexpr std::uint32_t max_finite = MaxFinite;  // magnitude bits of the largest finite value
   static constexpr std::uint32_t infinity = ((1u << ExponentBits) - 1u) << MantissaBits;  // if has_infinity
-  static constexpr std::uint32_t nan = (1u << sign_shift) - 1u;  // the canonical NaN CUDA produces
+  // The NaN conversions produce: CUDA's canonical all-ones magnitude, or FNUZ's only NaN.
+  static constexpr std::uint32_t nan = fnuz ? 1u << sign_shift : (1u << sign_shift) - 1u;
   static constexpr Saturation default_saturation = DefaultSaturation;
 };
 
-using Binary16 = Binary<5, 10, 15, true, std::uint16_t, 0x7BFFu, Saturation::kNone>;
-using BFloat16 = Binary<8, 7, 127, true, std::uint16_t, 0x7F7Fu, Saturation::kNone>;
-using E4M3 = Binary<4, 3, 7, false, std::uint8_t, 0x7Eu, Saturation::kFinite>;
-using E5M2 = Binary<5, 2, 15, true, std::uint8_t, 0x7Bu, Saturation::kFinite>;
+using Binary16 = Binary<5, 10, 15, Specials::kIeee, std::uint16_t, 0x7BFFu, Saturation::kNone>;
+using BFloat16 = Binary<8, 7, 127, Specials::kIeee, std::uint16_t, 0x7F7Fu, Saturation::kNone>;
+using E4M3 = Binary<4, 3, 7, Specials::kFiniteNan, std::uint8_t, 0x7Eu, Saturation::kFinite>;
+using E5M2 = Binary<5, 2, 15, Specials::kIeee, std::uint8_t, 0x7Bu, Saturation::kFinite>;
+// AMD's fp8 on gfx94x (the MFMA fp8 / bf8 operands): one more exponent of bias than OCP's, every
+// exponent finite. E4M3 FNUZ reaches 240 (0x7F), E5M2 FNUZ 57344 (0x7F).
+using E4M3Fnuz = Binary<4, 3, 8, Specials::kFnuz, std::uint8_t, 0x7Fu, Saturation::kFinite>;
+using E5M2Fnuz = Binary<5, 2, 16, Specials::kFnuz, std::uint8_t, 0x7Fu, Saturation::kFinite>;
 
 }  // namespace format
 
@@ -104,6 +120,9 @@ TESSERA_HD constexpr std::uint32_t encode_float_portable(float value, Saturation
       return F::nan | sign;  // no infinity in the format: overflow is NaN, with its sign (as CUDA)
     }
   }
+  if constexpr (F::fnuz) {
+    if (q == 0) return 0;  // no negative zero: -0 and negative values that round to 0 are +0
+  }
   return sign | q;
 }
 
@@ -119,7 +138,9 @@ TESSERA_HD constexpr float decode_float_portable(std::uint32_t bits) {
   if constexpr (F::exponent_bits == 8) {
     return detail::bits_float(bits << (31 - F::sign_shift));  // bfloat16: the top of a float
   } else {
-    bool const is_nan = F::has_infinity ? (exp == exp_mask && mant != 0) : ((bits & F::nan) == F::nan);
+    bool const is_nan = F::has_infinity ? (exp == exp_mask && mant != 0)
+                        : F::fnuz       ? bits == F::nan
+                                        : (bits & F::nan) == F::nan;
     if (is_nan) return detail::bits_float(sign | 0x7FC00000u | (mant << (23 - M)));
     if (F::has_infinity && exp == exp_mask) return detail::bits_float(sign | 0x7F800000u);
     if (exp == 0) {
@@ -217,8 +238,14 @@ template <class F>
 TESSERA_HD NarrowFloat<F> operator*(NarrowFloat<F> a, NarrowFloat<F> b) { return NarrowFloat<F>(float(a) * float(b)); }
 template <class F>
 TESSERA_HD NarrowFloat<F> operator/(NarrowFloat<F> a, NarrowFloat<F> b) { return NarrowFloat<F>(float(a) / float(b)); }
+// Flips the sign bit; FNUZ's zero and NaN (which share their magnitude bits) are their own negation.
 template <class F>
-TESSERA_HD NarrowFloat<F> operator-(NarrowFloat<F> a) { return NarrowFloat<F>::from_bits(a.bits() ^ (1u << F::sign_shift)); }
+TESSERA_HD NarrowFloat<F> operator-(NarrowFloat<F> a) {
+  if constexpr (F::fnuz) {
+    if ((a.bits() & ((1u << F::sign_shift) - 1u)) == 0) return a;
+  }
+  return NarrowFloat<F>::from_bits(a.bits() ^ (1u << F::sign_shift));
+}
 // IEEE comparisons (NaN is unordered, +0 == -0).
 template <class F>
 TESSERA_HD bool operator==(NarrowFloat<F> a, NarrowFloat<F> b) { return float(a) == float(b); }
@@ -229,8 +256,11 @@ using half = NarrowFloat<format::Binary16>;
 using bfloat16 = NarrowFloat<format::BFloat16>;
 using float8_e4m3 = NarrowFloat<format::E4M3>;
 using float8_e5m2 = NarrowFloat<format::E5M2>;
+using float8_e4m3_fnuz = NarrowFloat<format::E4M3Fnuz>;
+using float8_e5m2_fnuz = NarrowFloat<format::E5M2Fnuz>;
 
-static_assert(sizeof(half) == 2 && sizeof(bfloat16) == 2 && sizeof(float8_e4m3) == 1 && sizeof(float8_e5m2) == 1,
+static_assert(sizeof(half) == 2 && sizeof(bfloat16) == 2 && sizeof(float8_e4m3) == 1 && sizeof(float8_e5m2) == 1 &&
+                  sizeof(float8_e4m3_fnuz) == 1 && sizeof(float8_e5m2_fnuz) == 1,
               "numeric_types: narrow floats must have the size of their storage");
 
 // ---- tf32 --------------------------------------------------------------------------------------

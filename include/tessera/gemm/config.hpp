@@ -12,6 +12,12 @@
 //   using Cfg = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float,
 //                            BlockTile<128, 256, 64>, Warpgroups<2>, Stages<4>>;
 //
+// On AMD (arch::Gfx90a, arch::Gfx940; built with hipcc) Warps<M, N> are M x N wavefronts of 64
+// threads, each computing 32 x 32 MFMA atoms, in the gfx9 kernel (gemm/gfx9) with two LDS buffers:
+//
+//   using Cfg = gemm::Config<arch::Gfx90a, half, RowMajor, half, ColumnMajor, half, float,
+//                            BlockTile<128, 128, 32>, Warps<2, 2>, Stages<2>>;
+//
 // A bad configuration fails with one static_assert "gemm::Config: <problem>; <fix>" (the first
 // failing check) and Gemm<Cfg> then instantiates no kernel, so no cascade of errors follows.
 #pragma once
@@ -20,7 +26,9 @@
 #include <type_traits>
 
 #include "tessera/arch/arch.hpp"
+#include "tessera/arch/gfx9/mfma.hpp"
 #include "tessera/arch/sm80/mma.hpp"
+#include "tessera/atom/mma_gfx9.hpp"
 #include "tessera/atom/mma_sm80.hpp"
 #include "tessera/core/matrix_layout.hpp"
 #include "tessera/core/numeric_types.hpp"
@@ -88,7 +96,45 @@ struct Sm80Mma<std::int8_t, std::int8_t, std::int32_t> {
   using type = arch::Sm80_16x8x32_S32S8S8S32_TN;
 };
 
+// The MFMA atom of the gfx9 kernel for a target (arch::Gfx90a, arch::Gfx940), element types and
+// accumulator (void: none): the 32 x 32 form, as gemm::gfx9_atom describes it.
+template <class Arch, class A, class B, class Acc>
+struct Gfx9Mma {
+  using type = void;
+};
+template <class Arch>
+struct Gfx9Mma<Arch, half, half, float> {
+  using type = arch::Gfx9_32x32x8_F32F16F16F32;
+};
+template <class Arch>
+struct Gfx9Mma<Arch, bfloat16, bfloat16, float> {
+  using type = arch::Gfx9_32x32x8_F32BF16BF16F32;  // bf16_1k
+};
+template <class Arch>
+struct Gfx9Mma<Arch, float, float, float> {
+  using type = arch::Gfx9_32x32x2_F32F32F32F32;
+};
+template <>
+struct Gfx9Mma<arch::Gfx90a, std::int8_t, std::int8_t, std::int32_t> {
+  using type = arch::Gfx9_32x32x8_S32S8S8S32;
+};
+template <>
+struct Gfx9Mma<arch::Gfx940, std::int8_t, std::int8_t, std::int32_t> {
+  using type = arch::Gfx940_32x32x16_S32S8S8S32;
+};
+template <>
+struct Gfx9Mma<arch::Gfx940, float8_e4m3_fnuz, float8_e4m3_fnuz, float> {
+  using type = arch::Gfx940_32x32x16_F32F8F8F32;
+};
+template <>
+struct Gfx9Mma<arch::Gfx940, float8_e5m2_fnuz, float8_e5m2_fnuz, float> {
+  using type = arch::Gfx940_32x32x16_F32BF8BF8F32;
+};
+
 namespace detail {
+template <class Arch>
+inline constexpr bool amd_arch = std::is_same_v<Arch, arch::Gfx90a> || std::is_same_v<Arch, arch::Gfx940>;
+
 // Warps<M, N>: M x N warps of mma.sync. Warpgroups<C>: C consumer warpgroups and a producer.
 template <class W>
 struct WarpPolicy {
@@ -118,7 +164,10 @@ struct Config {
   using LayoutA = LayoutA_;
   using LayoutB = LayoutB_;
   using Epilogue = Epilogue_;
-  using MmaOp = typename Sm80Mma<ElementA, ElementB, ElementAccumulator>::type;
+  // AMD Configs (arch::Gfx90a / arch::Gfx940) run the gfx9 kernel.
+  static constexpr bool amd = detail::amd_arch<Arch>;
+  using MmaOp = typename std::conditional_t<amd, Gfx9Mma<Arch, ElementA, ElementB, ElementAccumulator>,
+                                            Sm80Mma<ElementA, ElementB, ElementAccumulator>>::type;
 
   static constexpr int BM = Tile_::m, BN = Tile_::n, BK = Tile_::k;
   // The wgmma kernel (Warpgroups<C>) or the mma.sync kernel (Warps<M, N>).
@@ -127,7 +176,7 @@ struct Config {
   static constexpr bool ping_pong = detail::WarpPolicy<Warps_>::ping_pong;
   static constexpr int cluster_m = detail::WarpPolicy<Warps_>::cluster_m, cluster_n = detail::WarpPolicy<Warps_>::cluster_n;
   static constexpr int warps_m = detail::WarpPolicy<Warps_>::m, warps_n = detail::WarpPolicy<Warps_>::n;
-  static constexpr int threads = detail::WarpPolicy<Warps_>::threads;
+  static constexpr int threads = amd ? 2 * detail::WarpPolicy<Warps_>::threads : detail::WarpPolicy<Warps_>::threads;
   static constexpr int stages = Stages_::value;
   // A is K-major when row-major; B is K-major when column-major (B(k, n) at n * ldb + k).
   static constexpr bool a_k_major = std::is_same_v<LayoutA, RowMajor>;
@@ -136,6 +185,7 @@ struct Config {
   static constexpr ConfigSpec spec = [] {
     ConfigSpec c;
     if constexpr (std::is_same_v<Arch, arch::Sm80> || std::is_same_v<Arch, arch::Sm90>) c.arch_cc = Arch::cc;
+    if constexpr (amd) c.gfx = Arch::gfx;
     c.layouts_known = is_matrix_layout_v<LayoutA> && is_matrix_layout_v<LayoutB>;
     c.a_k_major = a_k_major;
     c.b_k_major = b_k_major;
@@ -186,6 +236,14 @@ struct Config {
   static_assert(error != ConfigError::kCluster, TESSERA_CONFIG_MSG_CLUSTER);
   static_assert(error != ConfigError::kWarpgroupsStages, TESSERA_CONFIG_MSG_WARPGROUPS_STAGES);
   static_assert(error != ConfigError::kSharedMemory, TESSERA_CONFIG_MSG_SHARED_MEMORY);
+  static_assert(error != ConfigError::kMfmaTypes, TESSERA_CONFIG_MSG_MFMA_TYPES);
+  static_assert(error != ConfigError::kMfmaWarps, TESSERA_CONFIG_MSG_MFMA_WARPS);
+  static_assert(error != ConfigError::kMfmaTileM, TESSERA_CONFIG_MSG_MFMA_TILE_M);
+  static_assert(error != ConfigError::kMfmaTileN, TESSERA_CONFIG_MSG_MFMA_TILE_N);
+  static_assert(error != ConfigError::kMfmaTileK, TESSERA_CONFIG_MSG_MFMA_TILE_K);
+  static_assert(error != ConfigError::kMfmaCopy, TESSERA_CONFIG_MSG_MFMA_COPY);
+  static_assert(error != ConfigError::kMfmaStages, TESSERA_CONFIG_MSG_MFMA_STAGES);
+  static_assert(error != ConfigError::kLds, TESSERA_CONFIG_MSG_LDS);
 };
 
 }  // namespace tessera::gemm

@@ -8,6 +8,8 @@
 //
 //   constexpr gemm::ConfigSpec s{.arch_cc = 90, .a = Dtype::kBf16, .b = Dtype::kBf16, .d = Dtype::kBf16,
 //                                .bm = 128, .bn = 256, .bk = 64, .consumers = 2, .stages = 4};
+//   constexpr gemm::ConfigSpec amd{.gfx = 0x90a, .a = Dtype::kF16, .b = Dtype::kF16, .d = Dtype::kF16,
+//                                  .bm = 128, .bn = 128, .bk = 32, .warps_m = 2, .warps_n = 2, .stages = 2};
 //   static_assert(gemm::check(s) == gemm::ConfigError::kNone);
 //   gemm::config_error_message(gemm::check(other));  // "gemm::Config: <problem>; <fix>"
 #pragma once
@@ -20,7 +22,7 @@
 namespace tessera::gemm {
 
 // The element types a GEMM Config may name.
-enum class Dtype : std::uint8_t { kUnknown, kBf16, kF16, kF32, kInt8, kInt32, kE4m3, kE5m2 };
+enum class Dtype : std::uint8_t { kUnknown, kBf16, kF16, kF32, kInt8, kInt32, kE4m3, kE5m2, kE4m3Fnuz, kE5m2Fnuz };
 
 template <class T>
 inline constexpr Dtype dtype_of = std::is_same_v<T, bfloat16>       ? Dtype::kBf16
@@ -30,6 +32,8 @@ inline constexpr Dtype dtype_of = std::is_same_v<T, bfloat16>       ? Dtype::kBf
                                   : std::is_same_v<T, std::int32_t> ? Dtype::kInt32
                                   : std::is_same_v<T, float8_e4m3>  ? Dtype::kE4m3
                                   : std::is_same_v<T, float8_e5m2>  ? Dtype::kE5m2
+                                  : std::is_same_v<T, float8_e4m3_fnuz> ? Dtype::kE4m3Fnuz
+                                  : std::is_same_v<T, float8_e5m2_fnuz> ? Dtype::kE5m2Fnuz
                                                                     : Dtype::kUnknown;
 
 constexpr int dtype_bytes(Dtype t) {
@@ -40,7 +44,9 @@ constexpr int dtype_bytes(Dtype t) {
     case Dtype::kInt32: return 4;
     case Dtype::kInt8:
     case Dtype::kE4m3:
-    case Dtype::kE5m2: return 1;
+    case Dtype::kE5m2:
+    case Dtype::kE4m3Fnuz:
+    case Dtype::kE5m2Fnuz: return 1;
     default: return 0;
   }
 }
@@ -54,6 +60,8 @@ constexpr char const* dtype_name(Dtype t) {
     case Dtype::kInt32: return "int32";
     case Dtype::kE4m3: return "e4m3";
     case Dtype::kE5m2: return "e5m2";
+    case Dtype::kE4m3Fnuz: return "e4m3fnuz";
+    case Dtype::kE5m2Fnuz: return "e5m2fnuz";
     default: return "unknown";
   }
 }
@@ -70,6 +78,17 @@ constexpr AtomShape sm80_atom(Dtype a, Dtype b, Dtype acc) {
   if ((a == Dtype::kBf16 || a == Dtype::kF16) && acc == Dtype::kF32) return {16, 8, 16};
   if (a == Dtype::kF32 && acc == Dtype::kF32) return {16, 8, 8};  // tf32
   if (a == Dtype::kInt8 && acc == Dtype::kInt32) return {16, 8, 32};
+  return {};
+}
+
+// The MFMA atom of the gfx9 kernel (gemm/gfx9) for a target (0x90a, 0x940): the 32 x 32 form of
+// each type. The atoms themselves are gemm::Gfx9Mma's; a host test keeps the two in step.
+constexpr AtomShape gfx9_atom(int gfx, Dtype a, Dtype b, Dtype acc) {
+  if (a != b) return {};
+  if ((a == Dtype::kBf16 || a == Dtype::kF16) && acc == Dtype::kF32) return {32, 32, 8};  // bf16: the _1k form
+  if (a == Dtype::kF32 && acc == Dtype::kF32) return {32, 32, 2};
+  if (a == Dtype::kInt8 && acc == Dtype::kInt32) return {32, 32, gfx == 0x940 ? 16 : 8};
+  if ((a == Dtype::kE4m3Fnuz || a == Dtype::kE5m2Fnuz) && acc == Dtype::kF32 && gfx == 0x940) return {32, 32, 16};
   return {};
 }
 
@@ -99,12 +118,21 @@ enum class ConfigError {
   kWarpgroupsStages,
   kPingPongTile,
   kCluster,
+  kMfmaTypes,
+  kMfmaWarps,
+  kMfmaTileM,
+  kMfmaTileN,
+  kMfmaTileK,
+  kMfmaCopy,
+  kMfmaStages,
+  kLds,
 };
 
 // A Config as plain values. consumers > 0 selects the sm90 kernel (Warpgroups<consumers, ...>);
 // otherwise warps_m x warps_n warps run the mma.sync kernel.
 struct ConfigSpec {
-  int arch_cc = 0;            // 80 or 90 (arch::Sm80 / arch::Sm90); anything else is unknown
+  int arch_cc = 0;            // 80 or 90 (arch::Sm80 / arch::Sm90); anything else is unknown; 0 for AMD
+  int gfx = 0;                // 0x90a or 0x940 (arch::Gfx90a / arch::Gfx940); 0 for NVIDIA
   bool layouts_known = true;  // both layouts are RowMajor or ColumnMajor tags
   bool a_k_major = true;      // RowMajor A
   bool b_k_major = true;      // ColumnMajor B
@@ -117,8 +145,12 @@ struct ConfigSpec {
   int stages = 0;
 
   constexpr bool warp_specialized() const { return consumers > 0; }
+  constexpr bool amd() const { return gfx != 0; }
   friend constexpr bool operator==(ConfigSpec const&, ConfigSpec const&) = default;
-  constexpr int threads() const { return warp_specialized() ? 128 * (consumers + 1) : 32 * warps_m * warps_n; }
+  // Warps of 32 threads; on AMD, wavefronts of 64.
+  constexpr int threads() const {
+    return warp_specialized() ? 128 * (consumers + 1) : (amd() ? 64 : 32) * warps_m * warps_n;
+  }
 };
 
 // The sm90 kernel's registers per thread after setmaxnreg: the producer warpgroup gives up what
@@ -127,6 +159,7 @@ inline constexpr int kSm90ProducerRegisters = 40;
 constexpr int sm90_consumer_registers(int consumers) { return consumers == 1 ? 256 : 232; }
 
 constexpr int max_smem_per_block(int arch_cc) { return arch_cc == 90 ? 227 * 1024 : 163 * 1024; }
+inline constexpr int kMaxLdsPerBlock = 64 * 1024;  // gfx90a, gfx94x
 
 // The sm90 epilogue: each consumer rotates through this many buffers of 32 columns of its rows of
 // D (4 for types up to 16 bits, 2 for wider ones), apart from the stages.
@@ -153,8 +186,32 @@ constexpr int epilogue_staging_bytes_sm80(ConfigSpec const& s) {
   return s.warps_m * s.warps_n * (warp_m / rounds) * (warp_n + 8) * 4;
 }
 
+// The gfx9 kernel's checks (gemm/gfx9/kernel.hpp): wavefronts of 32 x 32 MFMA atoms, k-tiles read
+// from LDS one 16-byte chunk per lane (the two halves of the wavefront take alternate chunks), and
+// copied to LDS in 16-byte vectors spread evenly over the threads; two LDS buffers.
+constexpr ConfigError check_gfx9(ConfigSpec const& s) {
+  if (s.warp_specialized()) return ConfigError::kWarpgroupsArch;
+  AtomShape const atom = gfx9_atom(s.gfx, s.a, s.b, s.acc);
+  if (atom.m == 0) return ConfigError::kMfmaTypes;
+  if (s.warps_m < 1 || s.warps_n < 1 || s.warps_m * s.warps_n > 16) return ConfigError::kMfmaWarps;
+  if (s.bm % (s.warps_m * atom.m) != 0) return ConfigError::kMfmaTileM;
+  if (s.bn % (s.warps_n * atom.n) != 0) return ConfigError::kMfmaTileN;
+  int const bytes = dtype_bytes(s.a), row_bytes = s.bk * bytes;
+  if (s.bk < 1 || row_bytes % 32 != 0 || (row_bytes & (row_bytes - 1)) != 0) return ConfigError::kMfmaTileK;
+  int const vectors_a = s.bm * row_bytes / 16, vectors_b = s.bn * row_bytes / 16;
+  if (vectors_a % s.threads() != 0 || vectors_b % s.threads() != 0) return ConfigError::kMfmaCopy;
+  if (s.stages != 2) return ConfigError::kMfmaStages;
+  if (smem_bytes(s) > kMaxLdsPerBlock) return ConfigError::kLds;
+  return ConfigError::kNone;
+}
+
 // The first check the spec fails (kNone: it is valid).
 constexpr ConfigError check(ConfigSpec const& s) {
+  if (s.amd()) {
+    if (s.arch_cc != 0 || (s.gfx != 0x90a && s.gfx != 0x940)) return ConfigError::kArch;
+    if (!s.layouts_known) return ConfigError::kLayoutTags;
+    return check_gfx9(s);
+  }
   if (s.arch_cc != 80 && s.arch_cc != 90) return ConfigError::kArch;
   if (!s.layouts_known) return ConfigError::kLayoutTags;
   int const smem = smem_bytes(s);
@@ -194,7 +251,8 @@ constexpr ConfigError check(ConfigSpec const& s) {
 
 // The messages, "gemm::Config: <problem>; <fix>": string literals, so that gemm::Config's
 // static_asserts print them too.
-#define TESSERA_CONFIG_MSG_ARCH "gemm::Config: unknown architecture tag; use arch::Sm80 or arch::Sm90"
+#define TESSERA_CONFIG_MSG_ARCH \
+  "gemm::Config: unknown architecture tag; use arch::Sm80 or arch::Sm90 (NVIDIA), arch::Gfx90a or arch::Gfx940 (AMD)"
 #define TESSERA_CONFIG_MSG_LAYOUT_TAGS \
   "gemm::Config: a layout is not RowMajor or ColumnMajor; pass one of those tags for A and for B"
 #define TESSERA_CONFIG_MSG_NO_ATOM                                                                          \
@@ -249,6 +307,31 @@ constexpr ConfigError check(ConfigSpec const& s) {
   "ClusterShape<2, 1> or <1, 2>, with BlockTile N (2 x 1, row-major B) or M (1 x 2, column-major A) of 128 " \
   "or 256"
 
+#define TESSERA_CONFIG_MSG_MFMA_TYPES                                                                       \
+  "gemm::Config: no MFMA atom multiplies these element types on this AMD target; use bfloat16 or half with " \
+  "float accumulators, float with float, int8_t with int32_t, or (arch::Gfx940) float8_e4m3_fnuz / "        \
+  "float8_e5m2_fnuz pairs with float"
+#define TESSERA_CONFIG_MSG_MFMA_WARPS \
+  "gemm::Config: an AMD block has 1 to 16 wavefronts of 64 threads; use Warps<2, 2> (256 threads)"
+#define TESSERA_CONFIG_MSG_MFMA_TILE_M                                                                       \
+  "gemm::Config: BlockTile M is not a multiple of Warps M x the MFMA atom's M=32; use BlockTile M = 32 x " \
+  "Warps M x (atoms per wavefront), e.g. 128 with Warps<2, 2>"
+#define TESSERA_CONFIG_MSG_MFMA_TILE_N                                                                       \
+  "gemm::Config: BlockTile N is not a multiple of Warps N x the MFMA atom's N=32; use BlockTile N = 32 x " \
+  "Warps N x (atoms per wavefront), e.g. 128 with Warps<2, 2>"
+#define TESSERA_CONFIG_MSG_MFMA_TILE_K                                                                       \
+  "gemm::Config: a k-tile row of the gfx9 kernel is a power of two of at least two 16-byte chunks (one "    \
+  "per half of the wavefront); use BlockTile K = 32 or 64 for 16-bit types, 8 or 16 for float, 32 or 64 " \
+  "for 8-bit types"
+#define TESSERA_CONFIG_MSG_MFMA_COPY                                                                          \
+  "gemm::Config: the threads cannot split a k-tile of A or B evenly into 16-byte vectors; use a larger "     \
+  "BlockTile (BlockTile M and N times BlockTile K bytes / 16 a multiple of the thread count) or fewer Warps"
+#define TESSERA_CONFIG_MSG_MFMA_STAGES \
+  "gemm::Config: the gfx9 kernel double-buffers LDS (the next k-tile waits in registers); use Stages<2>"
+#define TESSERA_CONFIG_MSG_LDS                                                                             \
+  "gemm::Config: the two LDS buffers need more than the 64 KB a workgroup may have; use a smaller BlockTile " \
+  "or BlockTile K"
+
 constexpr char const* config_error_message(ConfigError e) {
   switch (e) {
     case ConfigError::kNone: return "valid";
@@ -271,6 +354,14 @@ constexpr char const* config_error_message(ConfigError e) {
     case ConfigError::kWarpgroupsStages: return TESSERA_CONFIG_MSG_WARPGROUPS_STAGES;
     case ConfigError::kPingPongTile: return TESSERA_CONFIG_MSG_PING_PONG_TILE;
     case ConfigError::kCluster: return TESSERA_CONFIG_MSG_CLUSTER;
+    case ConfigError::kMfmaTypes: return TESSERA_CONFIG_MSG_MFMA_TYPES;
+    case ConfigError::kMfmaWarps: return TESSERA_CONFIG_MSG_MFMA_WARPS;
+    case ConfigError::kMfmaTileM: return TESSERA_CONFIG_MSG_MFMA_TILE_M;
+    case ConfigError::kMfmaTileN: return TESSERA_CONFIG_MSG_MFMA_TILE_N;
+    case ConfigError::kMfmaTileK: return TESSERA_CONFIG_MSG_MFMA_TILE_K;
+    case ConfigError::kMfmaCopy: return TESSERA_CONFIG_MSG_MFMA_COPY;
+    case ConfigError::kMfmaStages: return TESSERA_CONFIG_MSG_MFMA_STAGES;
+    case ConfigError::kLds: return TESSERA_CONFIG_MSG_LDS;
   }
   return "unknown ConfigError";
 }

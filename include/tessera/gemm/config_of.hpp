@@ -18,27 +18,30 @@ namespace detail {
 // The element type of a Dtype, in the enumerators' order (gemm/config_check.hpp).
 template <Dtype T>
 using TypeOf = std::tuple_element_t<std::size_t(T), std::tuple<void, bfloat16, half, float, std::int8_t, std::int32_t,
-                                                                float8_e4m3, float8_e5m2>>;
+                                                                float8_e4m3, float8_e5m2, float8_e4m3_fnuz, float8_e5m2_fnuz>>;
 static_assert(dtype_of<TypeOf<Dtype::kBf16>> == Dtype::kBf16 && dtype_of<TypeOf<Dtype::kInt32>> == Dtype::kInt32 &&
-                  dtype_of<TypeOf<Dtype::kE5m2>> == Dtype::kE5m2,
+                  dtype_of<TypeOf<Dtype::kE5m2>> == Dtype::kE5m2 && dtype_of<TypeOf<Dtype::kE5m2Fnuz>> == Dtype::kE5m2Fnuz,
               "gemm::detail::TypeOf follows gemm::Dtype's enumerators");
 
 // The Config of a spec's fields, one template argument each (GCC 12 crashes on some dependent
 // uses of a ConfigSpec as a template argument; scalars pass).
-template <int Arch, Dtype A, Dtype B, Dtype D, Dtype Acc, bool AKMajor, bool BKMajor, int BM, int BN, int BK, int WarpsM,
+template <int Arch, int Gfx, Dtype A, Dtype B, Dtype D, Dtype Acc, bool AKMajor, bool BKMajor, int BM, int BN, int BK, int WarpsM,
           int WarpsN, int Consumers, bool PingPongSchedule, int ClusterM, int ClusterN, int StageCount, class Epi>
 struct ConfigFrom {
   using WarpPolicy = std::conditional_t<(Consumers > 0),
                                         Warpgroups<Consumers, std::conditional_t<PingPongSchedule, PingPong, Cooperative>,
                                                    ClusterShape<ClusterM, ClusterN>>,
                                         Warps<WarpsM, WarpsN>>;
-  using type = Config<std::conditional_t<Arch == 90, arch::Sm90, arch::Sm80>, TypeOf<A>, std::conditional_t<AKMajor, RowMajor, ColumnMajor>,
+  using ArchTag = std::conditional_t<Gfx == 0x940, arch::Gfx940,
+                                     std::conditional_t<Gfx == 0x90a, arch::Gfx90a,
+                                                        std::conditional_t<Arch == 90, arch::Sm90, arch::Sm80>>>;
+  using type = Config<ArchTag, TypeOf<A>, std::conditional_t<AKMajor, RowMajor, ColumnMajor>,
                       TypeOf<B>, std::conditional_t<BKMajor, ColumnMajor, RowMajor>, TypeOf<D>, TypeOf<Acc>, BlockTile<BM, BN, BK>,
                       WarpPolicy, Stages<StageCount>, Epi>;
 };
 
 #define TESSERA_DETAIL_CONFIG_FROM(s, Epi)                                                                                     \
-  ::tessera::gemm::detail::ConfigFrom<s.arch_cc, s.a, s.b, s.d, s.acc, s.a_k_major, s.b_k_major, s.bm, s.bn, s.bk, s.warps_m, \
+  ::tessera::gemm::detail::ConfigFrom<s.arch_cc, s.gfx, s.a, s.b, s.d, s.acc, s.a_k_major, s.b_k_major, s.bm, s.bn, s.bk, s.warps_m, \
                                       s.warps_n, s.consumers, s.ping_pong, s.cluster_m, s.cluster_n, s.stages, Epi>::type
 }  // namespace detail
 

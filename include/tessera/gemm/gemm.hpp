@@ -9,24 +9,32 @@
 //
 // A is M x K (RowMajor: A(m, k) at m * lda + k), B is K x N (ColumnMajor: B(k, n) at n * ldb + k),
 // D is M x N in the order `d_order` with leading dimension ldd.
-// tessera-header: cuda-only
+//
+// The same source builds with nvcc for NVIDIA Configs (arch::Sm80, arch::Sm90) and with hipcc for
+// AMD Configs (arch::Gfx90a, arch::Gfx940, the gfx9 kernel): the arguments, their checks and
+// messages, split-K and the epilogue are shared; the kernels and the device checks differ.
+// tessera-header: gpu-runtime
 #pragma once
-
-#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <string>
 
-#include "tessera/arch/sm90/cluster.hpp"
-#include "tessera/arch/sm90/tensor_map.hpp"
 #include "tessera/core/matrix_layout.hpp"
+#include "tessera/core/runtime.hpp"
 #include "tessera/core/status.hpp"
 #include "tessera/gemm/config.hpp"
-#include "tessera/gemm/sm80/kernel.hpp"
-#include "tessera/gemm/sm90/kernel.hpp"
+#include "tessera/gemm/data_parallel.hpp"
 #include "tessera/gemm/storage_order.hpp"
+#if defined(TESSERA_HIP)
+#  include "tessera/gemm/gfx9/kernel.hpp"
+#else
+#  include "tessera/arch/sm90/cluster.hpp"
+#  include "tessera/arch/sm90/tensor_map.hpp"
+#  include "tessera/gemm/sm80/kernel.hpp"
+#  include "tessera/gemm/sm90/kernel.hpp"
+#endif
 
 namespace tessera::gemm {
 
@@ -80,6 +88,14 @@ using Arguments = ProblemArguments<typename Cfg::ElementA, typename Cfg::Element
 
 template <class Cfg>
 class Gemm {
+#if defined(TESSERA_HIP)
+  static_assert(!Cfg::valid || Cfg::amd, "gemm::Gemm: arch::Sm80 / arch::Sm90 Configs build with a CUDA compiler (nvcc); "
+                                         "under hipcc use arch::Gfx90a or arch::Gfx940");
+#else
+  static_assert(!Cfg::amd, "gemm::Gemm: arch::Gfx90a / arch::Gfx940 Configs build with hipcc (HIP); under nvcc use "
+                           "arch::Sm80 or arch::Sm90");
+#endif
+
  public:
   using Config = Cfg;
   using Args = Arguments<Cfg>;
@@ -95,9 +111,8 @@ class Gemm {
     int const k_tiles = tiles(args.k, Cfg::BK);
     int split = args.split_k;
     if (split == 0) {
-      int device = 0, sms = 0;
-      if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
-        sms = 1;
+      int device = 0;
+      int const sms = runtime::current_device(device) == runtime::kSuccess ? std::max(1, runtime::multiprocessors(device)) : 1;
       std::int64_t const out_tiles = std::int64_t(tiles(args.m, Cfg::BM)) * tiles(args.n, Cfg::BN) * args.batch_count;
       std::int64_t const fill = Cfg::warp_specialized ? sms / out_tiles : (sms + out_tiles - 1) / out_tiles;
       split = int(std::max<std::int64_t>(1, std::min<std::int64_t>({fill, k_tiles / 4, 16})));
@@ -113,10 +128,12 @@ class Gemm {
     if (args.split_k < 0 || args.m < 1 || args.n < 1 || args.k < 1 || args.batch_count < 1) return 0;
     int const split = split_k_for(args);
     if (split <= 1) return 0;
+#if !defined(TESSERA_HIP)
     if constexpr (Cfg::warp_specialized) {
       std::size_t const t = sm90_padded_tiles(kernel_view(args));
       return t * std::size_t(split - 1) * Cfg::BM * Cfg::BN * sizeof(float) + sm90_counter_bytes(t);
     }
+#endif
     return std::size_t(split) * std::size_t(args.batch_count) * std::size_t(args.m) * std::size_t(args.n) * sizeof(float);
   }
 
@@ -178,25 +195,11 @@ class Gemm {
       if (!Cfg::warp_specialized && (args.scale_a || args.scale_b || args.scale_d || args.amax_d))
         return Status::not_supported("scale_a, scale_b, scale_d and amax_d are applied by the sm90 kernel (Warpgroups) only; "
                                      "fold the scales into alpha of epilogue::LinearCombination for a Warps<M, N> Config");
-      int device = 0, major = 0;
-      if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess)
-        return Status::device_error("no CUDA device is available; run on a machine with an NVIDIA GPU");
-      if (major < 8)
-        return Status::not_supported("the sm80 GEMM needs compute capability 8.0 or newer (this device is " + s(major) +
-                                     ".x); use a newer GPU");
-      if (Cfg::warp_specialized && major != 9)
-        return Status::not_supported("the sm90 GEMM (Warpgroups) runs on compute capability 9.0 (Hopper) only; this "
-                                     "device is " + s(major) + ".x: use a Warps<M, N> Config there");
-      int optin = 0;
-      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-      if (Cfg::smem_bytes > optin)
-        return Status::not_supported("the Config needs " + s(Cfg::smem_bytes) + " bytes of shared memory, the device allows " +
-                                     s(optin) + "; use fewer Stages or a smaller BlockTile");
-      return Status::success();
+      return device_checks();
     }
   }
 
-  Status run(Args const& args, void* workspace = nullptr, cudaStream_t stream = nullptr) const {
+  Status run(Args const& args, void* workspace = nullptr, runtime::Stream stream = nullptr) const {
     TESSERA_RETURN_IF_ERROR(can_implement(args));
     int const split = split_k_for(args);
     if (workspace_size(args) > 0 && workspace == nullptr)
@@ -204,45 +207,104 @@ class Gemm {
                                          (args.split_k == 0 ? " (automatic: " + std::to_string(split) + " slices)" : "") +
                                          " needs " + std::to_string(workspace_size(args)) +
                                          " bytes of workspace (workspace_size()); pass a device buffer of that size");
-    if constexpr (Cfg::valid && Cfg::warp_specialized) {
+    if constexpr (!Cfg::valid) {
+      return Status::success();  // not reached: can_implement failed
+#if !defined(TESSERA_HIP)
+    } else if constexpr (Cfg::warp_specialized) {
       return run_sm90(kernel_view(args), split, workspace, stream);
-    } else if constexpr (Cfg::valid) {
-      sm80::Params<Cfg> p{};
-      fill_common(p, args);
-      p.a = args.a;
-      p.lda = args.lda;
-      p.batch_stride_a = args.batch_stride_a;
-      p.b = args.b;
-      p.ldb = args.ldb;
-      p.batch_stride_b = args.batch_stride_b;
-      int const k_tiles = tiles(args.k, Cfg::BK);
-      p.k_splits = split;
-      p.k_tiles_per_split = tiles(k_tiles, split);
-      p.partials = static_cast<float*>(workspace);
-      // One block per work item: output tile x batch entry x K slice (can_implement bounds the count).
-      dim3 const grid(unsigned(p.tiles_m * p.tiles_n * args.batch_count * split));
-      cudaError_t err;
-      // The 16-byte path: aligned pointers and strides, and contiguous extents (K for a K-major
-      // operand, M or N otherwise) that are whole vectors, so that a vector is wholly in or out.
-      if (aligned16<EA>(args.a, args.lda, args.batch_stride_a, Cfg::a_k_major ? args.k : args.m) &&
-          aligned16<EB>(args.b, args.ldb, args.batch_stride_b, Cfg::b_k_major ? args.k : args.n)) {
-        err = launch<16, 16>(grid, p, stream);
-      } else {
-        // Narrower path: the widest access every address allows.
-        err = launch<narrow<EA>(), narrow<EB>()>(grid, p, stream);
-      }
-      if (err == cudaSuccess && split > 1) {
-        dim3 const rgrid(unsigned(std::min<std::int64_t>((std::int64_t(args.m) * args.n + 255) / 256, 65535)),
-                         unsigned(args.batch_count));
-        sm80::reduce_splits<Cfg><<<rgrid, 256, 0, stream>>>(p);
-        err = cudaGetLastError();
-      }
-      if (err != cudaSuccess) return Status::device_error(std::string("kernel launch failed: ") + cudaGetErrorString(err));
+#endif
+    } else {
+      return run_data_parallel(args, split, workspace, stream);
     }
-    return Status::success();
   }
 
  private:
+  // What the current device must offer the Config.
+  static Status device_checks() {
+    auto const s = [](std::int64_t v) { return std::to_string(v); };
+    int device = 0;
+#if defined(TESSERA_HIP)
+    if (runtime::current_device(device) != runtime::kSuccess)
+      return Status::device_error("no HIP device is available; run on a machine with an AMD Instinct GPU");
+    std::string const name = runtime::architecture_name(device);
+    constexpr bool cdna3 = Cfg::spec.gfx == 0x940;
+    if (cdna3 ? name.rfind("gfx94", 0) != 0 : name != "gfx90a")
+      return Status::not_supported(std::string("the Config is for ") + (cdna3 ? "arch::Gfx940 (gfx940, gfx941, gfx942)" : "arch::Gfx90a") +
+                                   " but this device is " + (name.empty() ? "unknown" : name) + "; use the tag of the device (arch::" +
+                                   (name.rfind("gfx94", 0) == 0 ? "Gfx940" : "Gfx90a") + " for gfx94x / gfx90a)");
+    int const lds = runtime::max_shared_memory_per_block(device);
+    if (Cfg::smem_bytes > lds)
+      return Status::not_supported("the Config needs " + s(Cfg::smem_bytes) + " bytes of LDS, the device allows " + s(lds) +
+                                   "; use a smaller BlockTile");
+    return Status::success();
+#else
+    int major = 0;
+    if (runtime::current_device(device) != runtime::kSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess)
+      return Status::device_error("no CUDA device is available; run on a machine with an NVIDIA GPU");
+    if (major < 8)
+      return Status::not_supported("the sm80 GEMM needs compute capability 8.0 or newer (this device is " + s(major) +
+                                   ".x); use a newer GPU");
+    if (Cfg::warp_specialized && major != 9)
+      return Status::not_supported("the sm90 GEMM (Warpgroups) runs on compute capability 9.0 (Hopper) only; this "
+                                   "device is " + s(major) + ".x: use a Warps<M, N> Config there");
+    int const optin = runtime::max_shared_memory_per_block(device);
+    if (Cfg::smem_bytes > optin)
+      return Status::not_supported("the Config needs " + s(Cfg::smem_bytes) + " bytes of shared memory, the device allows " +
+                                   s(optin) + "; use fewer Stages or a smaller BlockTile");
+    return Status::success();
+#endif
+  }
+
+  // The sm80 and gfx9 kernels: one block per output tile x batch entry x K slice, and for split-K
+  // the reduction of the slices.
+  Status run_data_parallel(Args const& args, int split, void* workspace, runtime::Stream stream) const {
+    DataParallelParams<Cfg> p{};
+    fill_common(p, args);
+    p.a = args.a;
+    p.lda = args.lda;
+    p.batch_stride_a = args.batch_stride_a;
+    p.b = args.b;
+    p.ldb = args.ldb;
+    p.batch_stride_b = args.batch_stride_b;
+    int const k_tiles = tiles(args.k, Cfg::BK);
+    p.k_splits = split;
+    p.k_tiles_per_split = tiles(k_tiles, split);
+    p.partials = static_cast<float*>(workspace);
+    // One block per work item: output tile x batch entry x K slice (can_implement bounds the count).
+    dim3 const grid(unsigned(p.tiles_m * p.tiles_n * args.batch_count * split));
+    runtime::Error err;
+#if defined(TESSERA_HIP)
+    // Whole 16-byte vectors where the pointers and strides allow them (the kernel checks each
+    // vector against the extents), else element by element.
+    if (aligned16<EA>(args.a, args.lda, args.batch_stride_a, 0) && aligned16<EB>(args.b, args.ldb, args.batch_stride_b, 0)) {
+      gfx9::gemm_kernel<Cfg, true><<<grid, Cfg::threads, 0, stream>>>(p);
+    } else {
+      gfx9::gemm_kernel<Cfg, false><<<grid, Cfg::threads, 0, stream>>>(p);
+    }
+    err = runtime::last_error();
+#else
+    // The 16-byte path: aligned pointers and strides, and contiguous extents (K for a K-major
+    // operand, M or N otherwise) that are whole vectors, so that a vector is wholly in or out.
+    if (aligned16<EA>(args.a, args.lda, args.batch_stride_a, Cfg::a_k_major ? args.k : args.m) &&
+        aligned16<EB>(args.b, args.ldb, args.batch_stride_b, Cfg::b_k_major ? args.k : args.n)) {
+      err = launch<16, 16>(grid, p, stream);
+    } else {
+      // Narrower path: the widest access every address allows.
+      err = launch<narrow<EA>(), narrow<EB>()>(grid, p, stream);
+    }
+#endif
+    if (err == runtime::kSuccess && split > 1) {
+      dim3 const rgrid(unsigned(std::min<std::int64_t>((std::int64_t(args.m) * args.n + 255) / 256, 65535)),
+                       unsigned(args.batch_count));
+      reduce_splits<Cfg><<<rgrid, 256, 0, stream>>>(p);
+      err = runtime::last_error();
+    }
+    if (err != runtime::kSuccess)
+      return Status::device_error(std::string("kernel launch failed: ") + runtime::error_string(err));
+    return Status::success();
+  }
+
   static int tiles(std::int64_t extent, int tile) { return int((extent + tile - 1) / tile); }
 
   // The problem the kernel computes: with swap_ab, D^T = B^T A^T (N x M; A and B exchanged with
@@ -299,6 +361,7 @@ class Gemm {
     return Status::success();
   }
 
+#if !defined(TESSERA_HIP)
   // The sm90 kernel's tiles: the tile grid padded to whole clusters, times the batch entries.
   static std::size_t sm90_padded_tiles(Args const& args) {
     sm90::WorkGrid const g{tiles(args.m, Cfg::BM), tiles(args.n, Cfg::BN), args.batch_count, 0, 1, 0, 8, Cfg::cluster_m,
@@ -402,6 +465,8 @@ class Gemm {
     return e;
   }
 
+#endif
+
   template <class T>
   static bool aligned16(T const* p, std::int64_t ld, std::int64_t batch_stride, std::int64_t contiguous_extent) {
     constexpr std::int64_t E = 16 / sizeof(T);
@@ -409,6 +474,7 @@ class Gemm {
            contiguous_extent % E == 0;
   }
 
+#if !defined(TESSERA_HIP)
   // The vector width of the narrow path: one element (a 4-byte cp.async for tf32, plain loads
   // for 16- and 8-bit types, whose single elements are below cp.async's smallest copy).
   template <class T>
@@ -426,6 +492,7 @@ class Gemm {
     kernel<<<grid, Cfg::threads, Cfg::smem_bytes, stream>>>(p);
     return cudaGetLastError();
   }
+#endif
 };
 
 }  // namespace tessera::gemm

@@ -50,7 +50,7 @@ struct CandidateList {
 // builds of the profiler.
 enum class SpaceSize { kDefault, kReduced };
 
-inline constexpr int kSpaceCapacity = 768;
+inline constexpr int kSpaceCapacity = 896;
 
 namespace detail {
 struct Types {
@@ -143,32 +143,78 @@ constexpr void add_sm90(CandidateList<Cap>& out, bool reduced) {
     }
   }
 }
+
+// AMD gfx90a / gfx940 (the gfx9 kernel, built with hipcc: listed with its validity, not built into
+// the CUDA profiler): Warps<M, N> wavefronts of 32 x 32 MFMA atoms, two LDS buffers, BlockTile K of
+// 64 bytes and, for 16-bit types, 128 (too much LDS for the 256 x 256 tile: listed as dropped).
+// f16 in all four operand orders, bf16 TN and NT; f32, int8 and (gfx940) FNUZ fp8 K-major.
+template <int Cap>
+constexpr void add_gfx9(CandidateList<Cap>& out, bool reduced) {
+  constexpr Types types[] = {{Dtype::kBf16, Dtype::kBf16, Dtype::kBf16, Dtype::kF32},
+                             {Dtype::kF16, Dtype::kF16, Dtype::kF16, Dtype::kF32},
+                             {Dtype::kF32, Dtype::kF32, Dtype::kF32, Dtype::kF32},
+                             {Dtype::kInt8, Dtype::kInt8, Dtype::kInt32, Dtype::kInt32},
+                             {Dtype::kE4m3Fnuz, Dtype::kE4m3Fnuz, Dtype::kF16, Dtype::kF32}};
+  struct Shape {
+    int bm, bn, wm, wn;
+  };
+  constexpr Shape shapes[] = {{128, 128, 2, 2}, {256, 128, 4, 2}, {128, 256, 2, 4}, {64, 64, 2, 2}, {256, 256, 4, 4}};
+  constexpr bool orders[4][2] = {{true, true}, {false, false}, {false, true}, {true, false}};  // tn, nt, nn, tt
+  for (int gfx : {0x90a, 0x940}) {
+    for (Types const t : types) {
+      if (t.a == Dtype::kE4m3Fnuz && gfx != 0x940) continue;
+      for (auto const& o : orders) {
+        bool const tn = o[0] && o[1], nt = !o[0] && !o[1];
+        if (!tn && (reduced || t.a != Dtype::kF16) && !(nt && t.a == Dtype::kBf16 && !reduced)) continue;
+        for (Shape const sh : shapes) {
+          if (reduced && !(sh.bm == 128 && sh.bn == 128)) continue;
+          for (int row_bytes : {64, 128}) {
+            if (row_bytes == 128 && (reduced || gemm::dtype_bytes(t.a) != 2)) continue;
+            ConfigSpec s = base(0, t, o[0], o[1]);
+            s.gfx = gfx;
+            s.bm = sh.bm;
+            s.bn = sh.bn;
+            s.bk = row_bytes / gemm::dtype_bytes(t.a);
+            s.warps_m = sh.wm;
+            s.warps_n = sh.wn;
+            s.stages = 2;
+            out.add(s);
+          }
+        }
+      }
+    }
+  }
+}
 }  // namespace detail
 
-// Every candidate of both architectures, valid or not.
+// Every candidate of every architecture, valid or not.
 constexpr CandidateList<kSpaceCapacity> gemm_space(SpaceSize size) {
   CandidateList<kSpaceCapacity> out;
   detail::add_sm80(out, size == SpaceSize::kReduced);
   detail::add_sm90(out, size == SpaceSize::kReduced);
+  detail::add_gfx9(out, size == SpaceSize::kReduced);
   return out;
 }
 
-// "sm90_bf16_tn_128x256x64_2wg_coop_s4" (+ "_c2x1" for clusters; "4x2w" for Warps<4, 2>).
+// "sm90_bf16_tn_128x256x64_2wg_coop_s4" (+ "_c2x1" for clusters; "4x2w" for Warps<4, 2>);
+// "gfx90a_f16_tn_128x128x32_2x2w_s2" on AMD. (Built by appending: GCC 12's -Wrestrict misfires on
+// chains of std::string operator+.)
 inline std::string name(ConfigSpec const& s) {
   auto const i = [](int v) { return std::to_string(v); };
-  // float operands are multiplied as tf32
-  auto const in = [](Dtype t) { return std::string(t == Dtype::kF32 ? "tf32" : gemm::dtype_name(t)); };
-  std::string n = "sm" + i(s.arch_cc) + "_" + in(s.a);
-  if (s.b != s.a) n += "x" + in(s.b);
-  if (s.d != s.a) n += std::string("_to_") + gemm::dtype_name(s.d);  // (f32 D of tf32 operands is implied)
-  n += std::string("_") + (s.a_k_major ? "t" : "n") + (s.b_k_major ? "n" : "t");
-  n += "_" + i(s.bm) + "x" + i(s.bn) + "x" + i(s.bk);
+  // float operands are multiplied as tf32 on NVIDIA, in full precision by the MFMA f32 form on AMD
+  auto const in = [&s](Dtype t) { return std::string(t == Dtype::kF32 && !s.amd() ? "tf32" : gemm::dtype_name(t)); };
+  std::string n = s.amd() ? (s.gfx == 0x940 ? "gfx940" : "gfx90a") : "sm" + i(s.arch_cc);
+  n.append("_").append(in(s.a));
+  if (s.b != s.a) n.append("x").append(in(s.b));
+  if (s.d != s.a) n.append("_to_").append(gemm::dtype_name(s.d));  // (f32 D of tf32 operands is implied)
+  n.append("_").append(s.a_k_major ? "t" : "n").append(s.b_k_major ? "n" : "t");
+  n.append("_").append(i(s.bm)).append("x").append(i(s.bn)).append("x").append(i(s.bk));
   if (s.warp_specialized())
-    n += "_" + i(s.consumers) + "wg_" + (s.ping_pong ? "pingpong" : "coop");
+    n.append("_").append(i(s.consumers)).append("wg_").append(s.ping_pong ? "pingpong" : "coop");
   else
-    n += "_" + i(s.warps_m) + "x" + i(s.warps_n) + "w";
-  n += "_s" + i(s.stages);
-  if (s.cluster_m * s.cluster_n > 1) n += "_c" + i(s.cluster_m) + "x" + i(s.cluster_n);
+    n.append("_").append(i(s.warps_m)).append("x").append(i(s.warps_n)).append("w");
+  n.append("_s").append(i(s.stages));
+  if (s.cluster_m * s.cluster_n > 1) n.append("_c").append(i(s.cluster_m)).append("x").append(i(s.cluster_n));
   return n;
 }
 
@@ -176,12 +222,13 @@ inline std::string name(ConfigSpec const& s) {
 // profiler's generated translation units and the header `tessera-profile emit` writes contain).
 inline std::string cpp_initializer(ConfigSpec const& s) {
   auto const dtype = [](Dtype t) {
-    constexpr char const* names[] = {"kUnknown", "kBf16", "kF16", "kF32", "kInt8", "kInt32", "kE4m3", "kE5m2"};
+    constexpr char const* names[] = {"kUnknown", "kBf16", "kF16", "kF32", "kInt8", "kInt32", "kE4m3", "kE5m2", "kE4m3Fnuz", "kE5m2Fnuz"};
     return std::string("tessera::gemm::Dtype::") + names[int(t)];
   };
   auto const b = [](bool v) { return std::string(v ? "true" : "false"); };
   auto const i = [](int v) { return std::to_string(v); };
-  return "{.arch_cc = " + i(s.arch_cc) + ", .layouts_known = " + b(s.layouts_known) + ", .a_k_major = " + b(s.a_k_major) +
+  std::string const gfx = s.amd() ? ", .gfx = " + i(s.gfx) : "";
+  return "{.arch_cc = " + i(s.arch_cc) + gfx + ", .layouts_known = " + b(s.layouts_known) + ", .a_k_major = " + b(s.a_k_major) +
          ", .b_k_major = " + b(s.b_k_major) + ", .a = " + dtype(s.a) + ", .b = " + dtype(s.b) + ", .d = " + dtype(s.d) +
          ", .acc = " + dtype(s.acc) + ", .bm = " + i(s.bm) + ", .bn = " + i(s.bn) + ", .bk = " + i(s.bk) + ", .warps_m = " +
          i(s.warps_m) + ", .warps_n = " + i(s.warps_n) + ", .consumers = " + i(s.consumers) + ", .ping_pong = " + b(s.ping_pong) +

@@ -78,6 +78,14 @@ TEST_CASE("Gfx9 MFMA i8 atoms (K = 8 on gfx90a, 16 on gfx940)", "[atom][gfx9]") 
   check_atom<MmaTraits<arch::Gfx940_32x32x16_S32S8S8S32>>(8, Isa::k_i8_k16);
 }
 
+TEST_CASE("Gfx940 MFMA fp8 and bf8 atoms (FNUZ formats)", "[atom][gfx9]") {
+  // 8 values per lane in two registers, laid out as i8 with K = 16.
+  check_atom<MmaTraits<arch::Gfx940_32x32x16_F32F8F8F32>>(8, Isa::k_i8_k16);
+  check_atom<MmaTraits<arch::Gfx940_32x32x16_F32BF8BF8F32>>(8, Isa::k_i8_k16);
+  STATIC_REQUIRE(std::is_same_v<MmaTraits<arch::Gfx940_32x32x16_F32F8F8F32>::ElementA, float8_e4m3_fnuz>);
+  STATIC_REQUIRE(std::is_same_v<MmaTraits<arch::Gfx940_32x32x16_F32BF8BF8F32>::ElementB, float8_e5m2_fnuz>);
+}
+
 TEST_CASE("Gfx9 MFMA register counts match the layouts", "[atom][gfx9]") {
   // Values per lane times the element width fill the instruction's registers exactly.
   using F16 = MmaTraits<arch::Gfx9_32x32x8_F32F16F16F32>;

@@ -71,6 +71,7 @@ struct Reference {
       if constexpr (F::has_infinity) return sign | F::infinity;
       return sign | F::nan;
     }
+    if (F::fnuz && q == 0) return 0;  // no negative zero
     return sign | q;
   }
 };
@@ -152,6 +153,43 @@ TEST_CASE("float8_e4m3: every pattern, saturating and not", "[core][numeric][fp8
   check_decode_round_trip<format::E4M3>();
   check_against_reference<format::E4M3>(Saturation::kFinite);
   check_against_reference<format::E4M3>(Saturation::kNone);
+}
+
+TEST_CASE("float8_e4m3_fnuz and float8_e5m2_fnuz: every pattern, saturating and not", "[core][numeric][fp8]") {
+  check_decode_round_trip<format::E4M3Fnuz>();
+  check_against_reference<format::E4M3Fnuz>(Saturation::kFinite);
+  check_against_reference<format::E4M3Fnuz>(Saturation::kNone);
+  check_decode_round_trip<format::E5M2Fnuz>();
+  check_against_reference<format::E5M2Fnuz>(Saturation::kFinite);
+  check_against_reference<format::E5M2Fnuz>(Saturation::kNone);
+}
+
+TEST_CASE("FNUZ fp8: the special values AMD's formats define", "[core][numeric][fp8]") {
+  // The values published for float8_e4m3fnuz / float8_e5m2fnuz (LLVM's APFloat, ml_dtypes): the
+  // largest finite value, the smallest normal and subnormal, one NaN at 0x80, no negative zero.
+  REQUIRE(float(float8_e4m3_fnuz::max()) == 240.0f);
+  REQUIRE(float(float8_e4m3_fnuz::lowest()) == -240.0f);
+  REQUIRE(float(float8_e4m3_fnuz::from_bits(0x08)) == std::ldexp(1.0f, -7));
+  REQUIRE(float(float8_e4m3_fnuz::from_bits(0x01)) == std::ldexp(1.0f, -10));
+  REQUIRE(float(float8_e4m3_fnuz::from_bits(0x40)) == 1.0f);
+  REQUIRE(float(float8_e5m2_fnuz::max()) == 57344.0f);
+  REQUIRE(float(float8_e5m2_fnuz::from_bits(0x04)) == std::ldexp(1.0f, -15));
+  REQUIRE(float(float8_e5m2_fnuz::from_bits(0x01)) == std::ldexp(1.0f, -17));
+  REQUIRE(float(float8_e5m2_fnuz::from_bits(0x40)) == 1.0f);
+  for (std::uint32_t b = 0; b < 256; ++b) {
+    CAPTURE(b);
+    REQUIRE(std::isnan(float(float8_e4m3_fnuz::from_bits(std::uint8_t(b)))) == (b == 0x80));
+    REQUIRE(std::isnan(float(float8_e5m2_fnuz::from_bits(std::uint8_t(b)))) == (b == 0x80));
+    REQUIRE(std::isfinite(float(float8_e5m2_fnuz::from_bits(std::uint8_t(b)))) == (b != 0x80));
+  }
+  REQUIRE(float8_e4m3_fnuz(-0.0f).bits() == 0x00);
+  REQUIRE(float8_e4m3_fnuz(-1e-9f).bits() == 0x00);  // rounds to zero: +0
+  REQUIRE(float8_e5m2_fnuz(std::numeric_limits<float>::quiet_NaN()).bits() == 0x80);
+  REQUIRE(float8_e4m3_fnuz::from_float(1e6f, Saturation::kNone).bits() == 0x80);   // overflow: the NaN
+  REQUIRE(float8_e4m3_fnuz::from_float(-1e6f, Saturation::kFinite).bits() == 0xFF);  // -240
+  REQUIRE((-float8_e4m3_fnuz(0.0f)).bits() == 0x00);
+  REQUIRE((-float8_e4m3_fnuz::quiet_nan()).bits() == 0x80);
+  REQUIRE((-float8_e4m3_fnuz(2.0f)).bits() == float8_e4m3_fnuz(-2.0f).bits());
 }
 
 TEST_CASE("float8_e5m2: every pattern, saturating and not", "[core][numeric][fp8]") {

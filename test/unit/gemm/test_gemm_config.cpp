@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "tessera/gemm/config.hpp"
+#include "tessera/gemm/config_of.hpp"
 
 using namespace tessera;
 
@@ -134,4 +135,71 @@ TEST_CASE("gemm::check on plain specs agrees with gemm::Config", "[gemm][config]
   }
   CHECK(std::string(gemm::config_error_message(ConfigError::kCluster)) == TESSERA_CONFIG_MSG_CLUSTER);
   CHECK(std::string(gemm::dtype_name(Fp8::spec.b)) == "e4m3");
+}
+
+namespace {
+// gemm::gfx9_atom (plain values, what the checks use) names the shape of the atom gemm::Gfx9Mma
+// picks (what the kernel runs), for each target and type.
+template <class Arch, class A, class Acc>
+constexpr bool gfx9_atom_agrees() {
+  using Op = typename gemm::Gfx9Mma<Arch, A, A, Acc>::type;
+  constexpr gemm::AtomShape s = gemm::gfx9_atom(Arch::gfx, gemm::dtype_of<A>, gemm::dtype_of<A>, gemm::dtype_of<Acc>);
+  if constexpr (std::is_void_v<Op>) {
+    return s.m == 0;
+  } else {
+    using T = atom::MmaTraits<Op>;
+    return s.m == T::M && s.n == T::N && s.k == T::K && std::is_same_v<typename T::ElementA, A> &&
+           std::is_same_v<typename T::ElementC, Acc>;
+  }
+}
+}  // namespace
+
+TEST_CASE("AMD Configs: MFMA atoms, wavefronts and the gfx9 checks", "[gemm][config][gfx9]") {
+  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx90a, half, float>());
+  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx90a, bfloat16, float>());
+  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx90a, float, float>());
+  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx90a, std::int8_t, std::int32_t>());
+  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx90a, float8_e4m3_fnuz, float>());  // none on gfx90a
+  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx940, std::int8_t, std::int32_t>());
+  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx940, float8_e4m3_fnuz, float>());
+  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx940, float8_e5m2_fnuz, float>());
+  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx940, half, std::int32_t>());  // none
+
+  using Cfg = gemm::Config<arch::Gfx90a, half, RowMajor, half, ColumnMajor, half, float, gemm::BlockTile<128, 128, 32>,
+                           gemm::Warps<2, 2>, gemm::Stages<2>>;
+  STATIC_REQUIRE(Cfg::valid && Cfg::amd);
+  STATIC_REQUIRE(Cfg::threads == 256);  // four wavefronts of 64
+  STATIC_REQUIRE(Cfg::spec.gfx == 0x90a && Cfg::spec.arch_cc == 0);
+  STATIC_REQUIRE(Cfg::smem_bytes == 2 * (128 + 128) * 32 * 2);  // two LDS buffers of A and B
+  STATIC_REQUIRE(std::is_same_v<Cfg::MmaOp, arch::Gfx9_32x32x8_F32F16F16F32>);
+  STATIC_REQUIRE(std::is_same_v<gemm::ConfigOf<Cfg::spec>, Cfg>);
+
+  constexpr gemm::ConfigSpec ok = Cfg::spec;
+  auto with = [&](auto change) {
+    gemm::ConfigSpec s = ok;
+    change(s);
+    return gemm::check(s);
+  };
+  CHECK(gemm::check(ok) == gemm::ConfigError::kNone);
+  CHECK(with([](auto& s) { s.gfx = 0x908; }) == gemm::ConfigError::kArch);
+  CHECK(with([](auto& s) { s.arch_cc = 80; }) == gemm::ConfigError::kArch);
+  CHECK(with([](auto& s) { s.consumers = 2; }) == gemm::ConfigError::kWarpgroupsArch);
+  CHECK(with([](auto& s) { s.a = s.b = gemm::Dtype::kE4m3; }) == gemm::ConfigError::kMfmaTypes);
+  CHECK(with([](auto& s) { s.warps_m = 8, s.warps_n = 4; }) == gemm::ConfigError::kMfmaWarps);
+  CHECK(with([](auto& s) { s.bm = 96; }) == gemm::ConfigError::kMfmaTileM);
+  CHECK(with([](auto& s) { s.bn = 48; }) == gemm::ConfigError::kMfmaTileN);
+  CHECK(with([](auto& s) { s.bk = 8; }) == gemm::ConfigError::kMfmaTileK);   // 16 bytes: one chunk
+  CHECK(with([](auto& s) { s.bk = 48; }) == gemm::ConfigError::kMfmaTileK);  // not a power of two
+  CHECK(with([](auto& s) { s.bm = 64, s.bn = 64, s.warps_m = 4, s.warps_n = 4; }) == gemm::ConfigError::kMfmaTileM);
+  CHECK(with([](auto& s) { s.bm = 32, s.bn = 32, s.warps_m = 1, s.warps_n = 1, s.bk = 16; }) == gemm::ConfigError::kNone);
+  CHECK(with([](auto& s) { s.bm = 64, s.bn = 64, s.bk = 16; }) == gemm::ConfigError::kMfmaCopy);  // 128 vectors, 256 threads
+  CHECK(with([](auto& s) { s.stages = 3; }) == gemm::ConfigError::kMfmaStages);
+  CHECK(with([](auto& s) { s.bm = 256, s.bn = 256, s.bk = 64, s.warps_m = 4, s.warps_n = 4; }) == gemm::ConfigError::kLds);
+  for (auto e : {gemm::ConfigError::kMfmaTypes, gemm::ConfigError::kMfmaWarps, gemm::ConfigError::kMfmaTileM, gemm::ConfigError::kMfmaTileN,
+                 gemm::ConfigError::kMfmaTileK, gemm::ConfigError::kMfmaCopy, gemm::ConfigError::kMfmaStages, gemm::ConfigError::kLds}) {
+    std::string const m = gemm::config_error_message(e);
+    INFO(m);
+    CHECK(m.rfind("gemm::Config: ", 0) == 0);
+    CHECK(m.find("; ") != std::string::npos);
+  }
 }

@@ -47,14 +47,23 @@ int count(auto const& space, int cc, gemm::Dtype a, bool valid) {
 
 TEST_CASE("the GEMM config space: sizes, types, validity with reasons", "[tuning][gemm]") {
   STATIC_REQUIRE(kDefault.size < tuning::kSpaceCapacity);  // nothing was cut off
-  int sm80 = 0, sm90 = 0;
+  int sm80 = 0, sm90 = 0, amd = 0;
   for (int i = 0; i < kDefault.size; ++i) {
     if (!kDefault.items[i].valid()) continue;
-    (kDefault.items[i].spec.arch_cc == 80 ? sm80 : sm90) += 1;
+    gemm::ConfigSpec const& s = kDefault.items[i].spec;
+    (s.amd() ? amd : s.arch_cc == 80 ? sm80 : sm90) += 1;
   }
-  INFO("valid: " << sm80 << " sm80, " << sm90 << " sm90 of " << kDefault.size);
+  INFO("valid: " << sm80 << " sm80, " << sm90 << " sm90, " << amd << " AMD of " << kDefault.size);
   CHECK(sm80 >= 30);
   CHECK(sm90 >= 50);
+  CHECK(amd >= 100);
+  for (int gfx : {0x90a, 0x940})
+    for (gemm::Dtype t : {gemm::Dtype::kBf16, gemm::Dtype::kF16, gemm::Dtype::kF32, gemm::Dtype::kInt8}) {
+      int n = 0;
+      for (int i = 0; i < kDefault.size; ++i)
+        n += kDefault.items[i].valid() && kDefault.items[i].spec.gfx == gfx && kDefault.items[i].spec.a == t;
+      CHECK(n > 0);
+    }
   for (gemm::Dtype t : {gemm::Dtype::kBf16, gemm::Dtype::kF16, gemm::Dtype::kF32, gemm::Dtype::kInt8})
     CHECK(count(kDefault, 80, t, true) > 0);
   for (gemm::Dtype t : {gemm::Dtype::kBf16, gemm::Dtype::kF16, gemm::Dtype::kE4m3}) CHECK(count(kDefault, 90, t, true) > 0);
@@ -71,6 +80,13 @@ TEST_CASE("the GEMM config space: sizes, types, validity with reasons", "[tuning
   }
   CHECK(dropped > 0);
   CHECK(count(kDefault, 90, gemm::Dtype::kBf16, false) > 0);
+  // AMD: the 256 x 256 tile with 128-byte k-tile rows needs 128 KB of LDS.
+  tuning::Candidate const* big = tuning::find_candidate("gfx90a_f16_tn_256x256x64_4x4w_s2");
+  REQUIRE(big != nullptr);
+  CHECK(big->error == gemm::ConfigError::kLds);
+  tuning::Candidate const* fp8 = tuning::find_candidate("gfx940_e4m3fnuz_to_f16_tn_128x128x64_2x2w_s2");
+  REQUIRE(fp8 != nullptr);
+  CHECK(fp8->valid());
 }
 
 TEST_CASE("every valid spec is a valid gemm::Config with the same spec", "[tuning][gemm]") {

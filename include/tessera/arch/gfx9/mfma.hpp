@@ -33,13 +33,21 @@ typedef float float_scalar;
 typedef int int_scalar;
 typedef long long_scalar;  // 64 bits on amdgcn
 
-// The same bits as another type (free once inlined: the registers do not move).
-template <class To, class From>
-TESSERA_DEVICE inline To bits_as(From const& from) {
-  static_assert(sizeof(To) == sizeof(From), "arch::gfx9: operand sizes differ");
-  To to;
-  __builtin_memcpy(&to, &from, sizeof to);
-  return to;
+// The same bits as another type (free once inlined: the registers do not move). An array of
+// 32-bit words is gathered into a vector of words first: a bit_cast between vectors stays in
+// registers, where one from the array itself may go through scratch memory.
+template <class To, class E, int N>
+TESSERA_DEVICE inline To bits_as(E const (&from)[N]) {
+  static_assert(sizeof(To) == sizeof(E) * N && sizeof(E) == 4, "arch::gfx9: operand sizes differ");
+  if constexpr (N == 1) {
+    return __builtin_bit_cast(To, from[0]);
+  } else {
+    typedef E words __attribute__((ext_vector_type(N)));
+    words w;
+    TESSERA_UNROLL
+    for (int i = 0; i < N; ++i) w[i] = from[i];
+    return __builtin_bit_cast(To, w);
+  }
 }
 }  // namespace gfx9_detail
 
@@ -184,6 +192,22 @@ struct Gfx940_32x32x16_F32F8F8F32 {
     TESSERA_MFMA_CALL(__builtin_amdgcn_mfma_f32_32x32x16_fp8_fp8, long_scalar, long_scalar, float16);
 #else
     TESSERA_MFMA_MISSING("v_mfma_f32_32x32x16_fp8_fp8", "gfx94x");
+#endif
+  }
+};
+
+// 32x32x16, bf8 inputs (AMD's E5M2 "FNUZ": exponent bias 16, one NaN 0x80, no infinity), f32
+// accumulators: gfx94x. Registers as for fp8.
+struct Gfx940_32x32x16_F32BF8BF8F32 {
+  using ARegisters = std::uint32_t[2];
+  using BRegisters = std::uint32_t[2];
+  using CRegisters = float[16];
+  TESSERA_DEVICE static void fma(float (&d)[16], std::uint32_t const (&a)[2], std::uint32_t const (&b)[2],
+                                 float const (&c)[16]) {
+#if defined(TESSERA_ARCH_MFMA_GFX940)
+    TESSERA_MFMA_CALL(__builtin_amdgcn_mfma_f32_32x32x16_bf8_bf8, long_scalar, long_scalar, float16);
+#else
+    TESSERA_MFMA_MISSING("v_mfma_f32_32x32x16_bf8_bf8", "gfx94x");
 #endif
   }
 };

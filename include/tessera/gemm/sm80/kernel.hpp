@@ -19,6 +19,7 @@
 #include "tessera/atom/mma_sm80.hpp"
 #include "tessera/epilogue/chain.hpp"
 #include "tessera/epilogue/convert.hpp"
+#include "tessera/gemm/data_parallel.hpp"
 #include "tessera/gemm/raster.hpp"
 #include "tessera/pipeline/gmem_to_smem.hpp"
 #include "tessera/pipeline/multistage.hpp"
@@ -27,24 +28,9 @@
 
 namespace tessera::gemm::sm80 {
 
-// Everything a launch needs, passed by value.
+// Everything a launch needs, passed by value (gemm/data_parallel.hpp).
 template <class Cfg>
-struct Params {
-  int m, n, k;
-  typename Cfg::ElementA const* a;
-  std::int64_t lda, batch_stride_a;
-  typename Cfg::ElementB const* b;
-  std::int64_t ldb, batch_stride_b;
-  typename Cfg::ElementD* d;
-  std::int64_t d_row_stride, d_col_stride, batch_stride_d;
-  int tiles_m, tiles_n;
-  int raster_group;       // output tiles are visited in column groups of this many tile rows (L2 reuse)
-  int batch_count;
-  int k_splits;           // 1: no split-K
-  int k_tiles_per_split;  // BK-tiles per split
-  float* partials;        // split-K: k_splits x batch x m x n floats, row-major, zeroed... see Gemm::run
-  typename Cfg::Epilogue epilogue;
-};
+using Params = DataParallelParams<Cfg>;
 
 template <class Cfg>
 struct Kernel {
@@ -175,19 +161,7 @@ TESSERA_UNROLL
   }
 
   // One work item: an output tile of one batch entry and one K slice.
-  struct Work {
-    int tm, tn, batch, split;
-  };
-  TESSERA_DEVICE static Work work(Params<Cfg> const& p, int index) {
-    int const tiles = p.tiles_m * p.tiles_n;
-    Work w;
-    TileCoord const t = raster(index % tiles, p.tiles_m, p.tiles_n, p.raster_group);
-    w.tm = t.m;
-    w.tn = t.n;
-    w.batch = (index / tiles) % p.batch_count;
-    w.split = index / tiles / p.batch_count;
-    return w;
-  }
+  using Work = WorkItem;
 
   // The copies of one work item's A and B k-tiles, with addresses computed once (when the tile
   // shape allows it) or per k-tile. load(p, smem, stage, kt) is called for kt = 0, 1, 2, ... in
@@ -268,7 +242,7 @@ TESSERA_UNROLL
   TESSERA_DEVICE static void run(Params<Cfg> const& p, char* smem) {
     using Pipe = pipeline::Multistage<Stages>;
     int const tid = threadIdx.x;
-    Work const w = work(p, int(blockIdx.x));
+    Work const w = work_item(p, int(blockIdx.x));
     Loader<VecA, VecB> loader(p, w, tid);
     auto load = [&](int stage, int kt) { loader(p, smem, stage, kt); };
     Pipe::prologue(load, loader.k_tiles);
@@ -454,21 +428,6 @@ template <class Cfg, int VecA, int VecB>
 __global__ void __launch_bounds__(Cfg::threads) gemm_kernel(Params<Cfg> const p) {
   extern __shared__ __align__(1024) char smem[];  // XOR addressing needs the tile bases aligned
   Kernel<Cfg>::template run<VecA, VecB>(p, smem);
-}
-
-// Split-K: sums the slices of the workspace and applies the epilogue. One thread per element.
-template <class Cfg>
-__global__ void reduce_splits(Params<Cfg> const p) {
-  std::int64_t const mn = std::int64_t(p.m) * p.n;
-  int const batch = blockIdx.y;
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < mn; i += std::int64_t(gridDim.x) * blockDim.x) {
-    float sum = 0.0f;
-    for (int s = 0; s < p.k_splits; ++s) sum += p.partials[(std::int64_t(s) * gridDim.y + batch) * mn + i];
-    int const row = int(i / p.n), col = int(i % p.n);
-    float const y = p.epilogue(sum, epilogue::Coord{row, col, batch});
-    p.d[batch * p.batch_stride_d + row * p.d_row_stride + col * p.d_col_stride] =
-        epilogue::convert_output<typename Cfg::ElementD>(y);
-  }
 }
 
 }  // namespace tessera::gemm::sm80

@@ -75,13 +75,13 @@ TEST_CASE("the cost model never predicts less time for a larger problem", "[prof
 }
 
 TEST_CASE("the model's split-K is the GEMM's automatic choice", "[profiler][cost]") {
-  gemm::ConfigSpec const& s = spec_named("sm90_bf16_tn_64x64x64_1wg_coop_s12");
+  gemm::ConfigSpec const s = spec_named("sm90_bf16_tn_64x64x64_1wg_coop_s12");
   CHECK(automatic_split(s, {4096, 4096, 4096, 1}, 132) == 1);   // 4096 tiles
   CHECK(automatic_split(s, {1, 4096, 4096, 1}, 132) == 2);      // 64 tiles: 132 / 64
   CHECK(automatic_split(s, {1, 1024, 4096, 1}, 132) == 8);      // 16 tiles: 8 slices of 8 k-tiles
   CHECK(automatic_split(s, {1, 64, 4096, 1}, 132) == 16);       // at most 16
   CHECK(automatic_split(s, {1, 64, 256, 1}, 132) == 1);         // 4 k-tiles: none shorter than 4
-  gemm::ConfigSpec const& t = spec_named("sm80_bf16_tn_128x128x32_2x2w_s3");
+  gemm::ConfigSpec const t = spec_named("sm80_bf16_tn_128x128x32_2x2w_s3");
   CHECK(automatic_split(t, {128, 1024, 4096, 1}, 108) == 13);   // 8 tiles: ceil(108 / 8) = 14 slices of 10 k-tiles = 13
 }
 

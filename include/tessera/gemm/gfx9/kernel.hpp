@@ -139,35 +139,33 @@ struct Kernel {
   TESSERA_HD static constexpr int row_of(int lane, int v) { return int(Traits::c_layout()(lane, v)) % Traits::M; }
   TESSERA_HD static constexpr int col_of(int lane) { return int(Traits::c_layout()(lane, 0)) / Traits::M; }
 
-  TESSERA_DEVICE static void epilogue(Params<Cfg> const& p, Acc const (&acc)[AtomsM][AtomsN][CValues], WorkItem const& w,
-                                      int lane, int m0, int n0) {
-    int const row0 = w.tm * BM + m0, col0 = w.tn * BN + n0 + col_of(lane);
-    if (p.k_splits > 1) {
-      float* const out = p.partials + (std::int64_t(w.split) * p.batch_count + w.batch) * p.m * std::int64_t(p.n);
-      TESSERA_UNROLL
-      for (int i = 0; i < AtomsM; ++i)
-        TESSERA_UNROLL
-        for (int j = 0; j < AtomsN; ++j)
-          TESSERA_UNROLL
-          for (int v = 0; v < CValues; ++v) {
-            int const row = row0 + 32 * i + row_of(lane, v), col = col0 + 32 * j;
-            if (row < p.m && col < p.n) out[std::int64_t(row) * p.n + col] = float(acc[i][j][v]);
-          }
-      return;
-    }
-    ED* const d = p.d + w.batch * p.batch_stride_d;
-    bool const interior = (w.tm + 1) * BM <= p.m && (w.tn + 1) * BN <= p.n;  // uniform over the block
+  // f(row, col, value) for each accumulator of the lane, at its coordinates in D.
+  template <class F>
+  TESSERA_DEVICE static void for_each_value(Acc const (&acc)[AtomsM][AtomsN][CValues], int row0, int col0, int lane, F&& f) {
     TESSERA_UNROLL
     for (int i = 0; i < AtomsM; ++i)
       TESSERA_UNROLL
       for (int j = 0; j < AtomsN; ++j)
         TESSERA_UNROLL
-        for (int v = 0; v < CValues; ++v) {
-          int const row = row0 + 32 * i + row_of(lane, v), col = col0 + 32 * j;
-          if (interior || (row < p.m && col < p.n))  // the chain reads operands of D's extent only
-            d[row * p.d_row_stride + col * p.d_col_stride] =
-                epilogue::convert_output<ED>(p.epilogue(float(acc[i][j][v]), epilogue::Coord{row, col, w.batch}));
-        }
+        for (int v = 0; v < CValues; ++v) f(row0 + 32 * i + row_of(lane, v), col0 + 32 * j + col_of(lane), float(acc[i][j][v]));
+  }
+
+  TESSERA_DEVICE static void epilogue(Params<Cfg> const& p, Acc const (&acc)[AtomsM][AtomsN][CValues], WorkItem const& w,
+                                      int lane, int m0, int n0) {
+    int const row0 = w.tm * BM + m0, col0 = w.tn * BN + n0;
+    if (p.k_splits > 1) {
+      float* const out = p.partials + (std::int64_t(w.split) * p.batch_count + w.batch) * p.m * std::int64_t(p.n);
+      for_each_value(acc, row0, col0, lane, [&](int row, int col, float x) {
+        if (row < p.m && col < p.n) out[std::int64_t(row) * p.n + col] = x;
+      });
+      return;
+    }
+    ED* const d = p.d + w.batch * p.batch_stride_d;
+    bool const interior = (w.tm + 1) * BM <= p.m && (w.tn + 1) * BN <= p.n;  // uniform over the block
+    for_each_value(acc, row0, col0, lane, [&](int row, int col, float x) {
+      if (interior || (row < p.m && col < p.n))  // the chain reads operands of D's extent only
+        d[row * p.d_row_stride + col * p.d_col_stride] = epilogue::convert_output<ED>(p.epilogue(x, epilogue::Coord{row, col, w.batch}));
+    });
   }
 };
 

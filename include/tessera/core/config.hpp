@@ -18,6 +18,12 @@
 #  define TESSERA_HOST_ONLY 1
 #endif
 
+// hipcc, unlike nvcc, declares the device built-ins (__syncthreads, threadIdx, printf) only
+// through its runtime header.
+#if defined(TESSERA_HIP)
+#  include <hip/hip_runtime.h>
+#endif
+
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #  define TESSERA_DEVICE_PASS 1
 #else
@@ -54,9 +60,12 @@
 //   TESSERA_UNROLL for (...)              fully
 //   TESSERA_UNROLL_N(expr) for (...)       expr times (an integral constant expression)
 #define TESSERA_PRAGMA(x) _Pragma(#x)
-#if defined(TESSERA_CUDA) || defined(TESSERA_HIP)
+#if defined(TESSERA_CUDA)
 #  define TESSERA_UNROLL TESSERA_PRAGMA(unroll)
 #  define TESSERA_UNROLL_N(n) TESSERA_PRAGMA(unroll(n))
+#elif defined(TESSERA_HIP)  // (clang warns on CUDA's parenthesized form in HIP mode)
+#  define TESSERA_UNROLL TESSERA_PRAGMA(unroll)
+#  define TESSERA_UNROLL_N(n) TESSERA_PRAGMA(clang loop unroll_count(n))
 #else
 #  define TESSERA_UNROLL
 #  define TESSERA_UNROLL_N(n)

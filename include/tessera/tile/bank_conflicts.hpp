@@ -17,6 +17,8 @@
 // for the upper 32 lanes (AMD's composable_kernel documentation, "LDS bank conflicts").
 //
 //   auto r = lds_cycles(addresses_in_bytes, 16, LdsPhases::kCdna3Read128);   // 64 lanes
+// Host code for tests (hipcc 5.2's clang 15 crashes compiling it in HIP mode: it is not needed there).
+// tessera-header: no-hip
 #pragma once
 
 #include <map>

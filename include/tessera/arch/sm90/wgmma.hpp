@@ -67,7 +67,7 @@ TESSERA_DEVICE inline void wgmma_wait_group() {
 // (call on them after issuing and after waiting).
 template <class T, int R>
 TESSERA_DEVICE inline void wgmma_fence_operands(T (&d)[R]) {
-#if TESSERA_DEVICE_PASS
+#if TESSERA_DEVICE_PASS && defined(TESSERA_CUDA)  // (a compiler barrier, no instruction: nothing to trap)
 TESSERA_UNROLL
   for (int i = 0; i < R; ++i) {
     if constexpr (std::is_same_v<T, float>) {

@@ -1,12 +1,13 @@
 #!/bin/bash
 # Checks a HIP test program's AMD code without a GPU:
 #   1. the code object of every target, extracted from the executable (roc-obj) and disassembled
-#      (llvm-objdump), holds the MFMA instructions expected of that program on that target;
+#      (llvm-objdump), holds the MFMA (and buffer load) instructions expected of that program on
+#      that target;
 #   2. in the --save-temps assembly, every kernel that issues an MFMA has ScratchSize 0 (no spills,
 #      no private arrays).
 # usage: check_mfma_code.sh <executable> <save-temps dir> <llvm-objdump> <roc-obj> mfma|gemm
 #   mfma: the atom test, every instruction of the target; gemm: the GEMM test, the 32x32 forms its
-#   kernels use.
+#   kernels use and the buffer loads that feed them.
 set -euo pipefail
 exe=$1 temps=$2 objdump=$3 rocobj=$4 program=${5:-mfma}
 work=$(mktemp -d)
@@ -21,9 +22,12 @@ if [[ $program == mfma ]]; then
     [gfx940]="v_mfma_f32_32x32x8f16 v_mfma_f32_16x16x16f16 v_mfma_f32_32x32x2f32 v_mfma_f32_32x32x8_bf16 v_mfma_f32_16x16x16_bf16 v_mfma_i32_32x32x16_i8 v_mfma_f32_32x32x4_xf32 v_mfma_f32_32x32x16_fp8_fp8 v_mfma_f32_32x32x16_bf8_bf8"
   )
 else
+  # and the buffer loads of the k-tile copies: 16-byte vectors, and the element loads of the
+  # unaligned path (32-, 16- and 8-bit types)
+  loads="buffer_load_dwordx4 buffer_load_dword buffer_load_ushort buffer_load_ubyte"
   want=(
-    [gfx90a]="v_mfma_f32_32x32x8f16 v_mfma_f32_32x32x8bf16_1k v_mfma_f32_32x32x2f32 v_mfma_i32_32x32x8i8"
-    [gfx940]="v_mfma_f32_32x32x8f16 v_mfma_f32_32x32x8_bf16 v_mfma_f32_32x32x2f32 v_mfma_i32_32x32x16_i8 v_mfma_f32_32x32x16_fp8_fp8 v_mfma_f32_32x32x16_bf8_bf8"
+    [gfx90a]="v_mfma_f32_32x32x8f16 v_mfma_f32_32x32x8bf16_1k v_mfma_f32_32x32x2f32 v_mfma_i32_32x32x8i8 $loads"
+    [gfx940]="v_mfma_f32_32x32x8f16 v_mfma_f32_32x32x8_bf16 v_mfma_f32_32x32x2f32 v_mfma_i32_32x32x16_i8 v_mfma_f32_32x32x16_fp8_fp8 v_mfma_f32_32x32x16_bf8_bf8 $loads"
   )
 fi
 # (roc-obj 5.2 exits 1 after extracting: the files it writes are what counts)

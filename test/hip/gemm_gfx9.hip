@@ -64,6 +64,11 @@ int run_errors() {
   static float scale = 1.0f;
   check(with([](auto& a) { a.scale_a = &scale; }), StatusCode::kNotSupported, "scale_a", "per-tensor scales are refused");
   check(with([](auto& a) { a.batch_count = 0; }), StatusCode::kInvalidArgument, "batch_count", "batch_count = 0 is refused");
+  // A leading dimension whose k-tile spans more than AMD buffer loads reach (128 rows of 2^24 halves).
+  check(with([](auto& a) { a.lda = std::int64_t(1) << 24; }), StatusCode::kInvalidArgument, "past the 2 GiB that AMD buffer loads reach",
+        "an lda beyond the reach of buffer loads is refused");
+  check(with([](auto& a) { a.ldb = std::int64_t(1) << 24; }), StatusCode::kInvalidArgument, "ldb = 16777216",
+        "an ldb beyond the reach of buffer loads is refused");
   int devices = 0;
   if (hipGetDeviceCount(&devices) != hipSuccess || devices == 0)
     check(good, StatusCode::kDeviceError, "no HIP device", "valid arguments without a device: no HIP device");

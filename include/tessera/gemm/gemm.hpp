@@ -192,6 +192,10 @@ class Gemm {
         if (Status t = tma_operand("A", args.a, args.lda, args.batch_stride_a, args.batch_count); !t) return t;
         if (Status t = tma_operand("B", args.b, args.ldb, args.batch_stride_b, args.batch_count); !t) return t;
       }
+      if constexpr (Cfg::amd) {
+        if (Status t = buffer_reach<EA>("A", args.lda, Cfg::a_k_major ? Cfg::BM : Cfg::BK); !t) return t;
+        if (Status t = buffer_reach<EB>("B", args.ldb, Cfg::b_k_major ? Cfg::BN : Cfg::BK); !t) return t;
+      }
       if (!Cfg::warp_specialized && (args.scale_a || args.scale_b || args.scale_d || args.amax_d))
         return Status::not_supported("scale_a, scale_b, scale_d and amax_d are applied by the sm90 kernel (Warpgroups) only; "
                                      "fold the scales into alpha of epilogue::LinearCombination for a Warps<M, N> Config");
@@ -359,6 +363,17 @@ class Gemm {
       return Status::misaligned("batch_stride_" + std::string(1, char(n[0] + 32)) + " = " + std::to_string(batch_stride) +
                                 ": TMA needs batch entries 16 bytes apart (a multiple of " + std::to_string(E) + " elements)");
     return Status::success();
+  }
+
+  // The gfx9 kernel reads each k-tile of an operand through a buffer resource made at the tile,
+  // whose offsets reach 2^31 bytes: the tile's `rows` rows, ld elements apart, must fit.
+  template <class T>
+  static Status buffer_reach(char const* name, std::int64_t ld, int rows) {
+    if (std::int64_t(rows) * ld * std::int64_t(sizeof(T)) < (std::int64_t(1) << 31)) return Status::success();
+    char const l = char(name[0] + 32);
+    return Status::invalid_argument(std::string("ld") + l + " = " + std::to_string(ld) + ": a k-tile of " + name + " spans " +
+                                    std::to_string(rows) + " rows of ld" + l + " elements, past the 2 GiB that AMD buffer loads "
+                                    "reach; copy " + name + " to a compact layout (a smaller leading dimension)");
   }
 
 #if !defined(TESSERA_HIP)

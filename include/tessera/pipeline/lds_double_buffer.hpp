@@ -1,6 +1,8 @@
 // The gfx9 mainloop's data movement (AMD LDS double buffering): a k-tile of A or B goes from global
 // memory into registers while the wavefronts multiply the previous one out of LDS, then from the
-// registers into the other LDS buffer.
+// registers into the other LDS buffer. The global loads are buffer loads (arch/gfx9/buffer.hpp)
+// through a resource that ends where the operand ends: a thread whose vector lies outside the tile
+// loads from an out-of-range offset and gets zeros, without a branch.
 //
 // In LDS every operand tile is K-major, MN rows of BK elements (tile::SwizzledTile: the 16-byte
 // chunks of a row XOR-swizzled by the row), whatever its order in global memory:
@@ -20,16 +22,16 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
+#include "tessera/arch/gfx9/buffer.hpp"
 #include "tessera/core/config.hpp"
 #include "tessera/tile/smem_layout.hpp"
 
 namespace tessera::pipeline {
 
-// 16 bytes, moved as one vector (global_load_dwordx4, ds_write_b128, ds_read_b128).
-struct alignas(16) Vec16 {
-  std::uint32_t w[4];
-};
+// 16 bytes, moved as one vector (buffer_load_dwordx4, ds_write_b128, ds_read_b128).
+using Vec16 = arch::gfx9::Dwords4;
 
 // One operand's k-tile: MN x BK elements of E, copied by Threads threads, each holding `vectors`
 // 16-byte vectors in registers between load() and store(). KMajorSource: element (mn, k) at
@@ -73,32 +75,67 @@ struct LdsTileCopy {
     return int(Tile::layout()(mn_of(tid, i, e), k_of(tid, i, e)));
   }
 
-  // Loads the tile whose (0, 0) is (mn0, k0) of the operand at `src`; elements at mn >= mn_end or
-  // k >= k_end read as zero.
-  TESSERA_DEVICE void load(E const* src, std::int64_t ld, int mn0, int k0, int mn_end, int k_end, int tid) {
+  // The number of elements of an operand of MN x K elements, rows (K-major: mn; MN-major: k) ld
+  // apart, from its first element to its last: the extent of the buffer loads read from.
+  TESSERA_HD static constexpr std::int64_t extent(int mn_size, int k_size, std::int64_t ld) {
+    return KMajorSource ? (mn_size - 1) * ld + k_size : (k_size - 1) * ld + mn_size;
+  }
+
+  // Where vector i of thread tid of the k-tile comes from: its byte offset from the tile's (0, 0)
+  // in the source, or kBufferOutOfRange where it holds no element of the tile (its row is at or
+  // past mn_rem / k_rem, the extents left from the tile's origin), and how many of its elements
+  // lie before the end of the tile along the vector (CH for a whole one). The offsets stay below
+  // 2^31 bytes where the GEMM's argument checks allow the leading dimension.
+  struct Source {
+    std::uint32_t offset;
+    int count;
+  };
+  TESSERA_HD static constexpr Source source(int tid, int i, std::int64_t ld, int mn_rem, int k_rem) {
+    Place const p = place(tid, i);
+    bool const row_in = p.row < (KMajorSource ? mn_rem : k_rem);
+    int const left = (KMajorSource ? k_rem : mn_rem) - p.col;
+    int const count = left < 0 ? 0 : left < CH ? left : CH;
+    if (!row_in || count == 0) return {arch::gfx9::kBufferOutOfRange, 0};
+    return {std::uint32_t((p.row * ld + p.col) * std::int64_t(sizeof(E))), count};
+  }
+
+  // Loads the k-tile whose (0, 0) is (mn0, k0) of the operand at `src` (of `extent` elements,
+  // extent()), through a buffer resource made for the tile: whatever lies past the operand's end
+  // reads as zero. Elements at k >= k_end read as zero too (they would be summed: past a K slice
+  // they belong to the next one). Elements at mn >= mn_end read as zero or as whatever the
+  // operand holds there: they feed only rows / columns of D that are never stored.
+  TESSERA_HD void load(E const* src, std::int64_t ld, std::int64_t extent, int mn0, int k0, int mn_end, int k_end, int tid) {
     using Bits = std::conditional_t<sizeof(E) == 1, std::uint8_t, std::conditional_t<sizeof(E) == 2, std::uint16_t, std::uint32_t>>;
     static_assert(sizeof(Bits) == sizeof(E), "pipeline::LdsTileCopy: elements of 1, 2 or 4 bytes");
+    std::int64_t const origin = KMajorSource ? mn0 * ld + k0 : k0 * ld + mn0;
+    auto const res = arch::gfx9::make_buffer_resource(src + origin, std::uint64_t(extent - origin) * sizeof(E));
+    int const mn_rem = mn_end - mn0, k_rem = k_end - k0;
     TESSERA_UNROLL
     for (int i = 0; i < vectors; ++i) {
-      Place const p = place(tid, i);
-      int const mn = mn0 + (KMajorSource ? p.row : p.col), k = k0 + (KMajorSource ? p.col : p.row);
-      // The vector runs along the source's contiguous dimension: K (K-major) or MN.
-      int const along = KMajorSource ? k : mn, along_end = KMajorSource ? k_end : mn_end;
-      bool const row_in = KMajorSource ? mn < mn_end : k < k_end;
-      Bits const* const at = reinterpret_cast<Bits const*>(src) + (KMajorSource ? std::int64_t(mn) * ld + k : std::int64_t(k) * ld + mn);
-      if (Aligned && row_in && along + CH <= along_end) {
-        regs[i] = *reinterpret_cast<Vec16 const*>(at);
+      Source const s = source(tid, i, ld, mn_rem, k_rem);
+      if constexpr (Aligned) {
+        regs[i] = arch::gfx9::buffer_load<Vec16>(res, s.offset);
+        if constexpr (KMajorSource) {
+          if (s.count < CH) {  // a vector across k_end: zero the elements past it
+            Bits v[CH];
+            std::memcpy(v, &regs[i], sizeof v);
+            TESSERA_UNROLL
+            for (int e = 0; e < CH; ++e) v[e] = e < s.count ? v[e] : Bits(0);
+            std::memcpy(&regs[i], v, sizeof v);
+          }
+        }
       } else {
         Bits v[CH];
         TESSERA_UNROLL
-        for (int e = 0; e < CH; ++e) v[e] = row_in && along + e < along_end ? at[e] : Bits(0);
+        for (int e = 0; e < CH; ++e)
+          v[e] = arch::gfx9::buffer_load<Bits>(res, e < s.count ? s.offset + std::uint32_t(e * sizeof(E)) : arch::gfx9::kBufferOutOfRange);
         std::memcpy(&regs[i], v, sizeof v);
       }
     }
   }
 
   // Writes the loaded vectors into the LDS tile `lds` (MN x BK, Tile's layout).
-  TESSERA_DEVICE void store(E* lds, int tid) const {
+  TESSERA_HD void store(E* lds, int tid) const {
     TESSERA_UNROLL
     for (int i = 0; i < vectors; ++i) {
       if constexpr (KMajorSource) {

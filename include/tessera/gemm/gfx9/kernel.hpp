@@ -4,7 +4,8 @@
 // Mainloop: two LDS buffers (pipeline/lds_double_buffer.hpp). While the wavefronts multiply k-tile
 // kt out of one buffer, the next k-tile travels from global memory into registers; after the
 // MFMAs it is written into the other buffer, and one barrier per k-tile separates the two uses of
-// each buffer. Each wavefront computes a WM x WN tile of 32 x 32 MFMA atoms; its fragments are
+// each buffer. The k-tiles are read with buffer loads, whose range check zeroes what lies past an
+// operand's end. Each wavefront computes a WM x WN tile of 32 x 32 MFMA atoms; its fragments are
 // 16-byte LDS reads (one chunk per lane), each feeding one or more MFMA k-steps. K residues read as
 // zero; M and N residues feed only outputs that are never stored.
 // Epilogue: each lane holds, per atom, 16 values of one column of D (rows in groups of four,
@@ -111,9 +112,10 @@ struct Kernel {
 
     CopyA<Aligned> copy_a;
     CopyB<Aligned> copy_b;
+    std::int64_t const extent_a = CopyA<Aligned>::extent(p.m, p.k, p.lda), extent_b = CopyB<Aligned>::extent(p.n, p.k, p.ldb);
     auto const load = [&](int kt) {
-      copy_a.load(a, p.lda, w.tm * BM, k_begin + kt * BK, p.m, k_end, tid);
-      copy_b.load(b, p.ldb, w.tn * BN, k_begin + kt * BK, p.n, k_end, tid);
+      copy_a.load(a, p.lda, extent_a, w.tm * BM, k_begin + kt * BK, p.m, k_end, tid);
+      copy_b.load(b, p.ldb, extent_b, w.tn * BN, k_begin + kt * BK, p.n, k_end, tid);
     };
     auto const store = [&](int buffer) {
       copy_a.store(lds_a + buffer * BM * BK, tid);

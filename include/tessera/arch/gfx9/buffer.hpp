@@ -55,8 +55,8 @@ TESSERA_HD BufferResource make_buffer_resource(void const* base, std::uint64_t b
   return make_buffer_resource(std::uint64_t(reinterpret_cast<std::uintptr_t>(base)), bytes);
 }
 
-// The range check: whether the `size`-byte access at byte offset `offset` of a dword-sized (or
-// smaller) piece reads memory (else it reads zero).
+// The range check of one piece of a load (a dword, or a whole 1- or 2-byte load) at byte offset
+// `offset`: true where it reads memory, false where it reads zero.
 TESSERA_HD constexpr bool buffer_in_range(BufferResource const& r, std::uint32_t offset) { return offset < r.word[2]; }
 
 #if defined(__HIP_DEVICE_COMPILE__)

@@ -37,11 +37,34 @@ using Bf16Decode32 = Sm90Tn<bfloat16, 64, 32, 1, 16>;
 // With swap_ab: the tile's 128 rows over N (the weights), its 32 columns over M.
 using Bf16DecodeSwap = Sm90Tn<bfloat16, 128, 32, 2, 8>;
 using Bf16DecodeSwap64 = Sm90Tn<bfloat16, 64, 32, 1, 12>;
+// M = 128 in one tile row (two consumers), so that B is read once (and streamed: L2 evict-first).
+using Bf16Decode128x64 = Sm90Tn<bfloat16, 128, 64, 2, 8>;
 // fp8 e4m3 x e4m3 into bf16: BlockTile K = 128 (one 128-byte span), the headline's shape otherwise.
 using Fp8 = gemm::Config<arch::Sm90, float8_e4m3, RowMajor, float8_e4m3, ColumnMajor, bfloat16, float,
                          gemm::BlockTile<128, 256, 128>, gemm::Warpgroups<2>, gemm::Stages<4>>;  // one consumer: 64-row tiles for M <= 64
 using Bf16BiasGelu = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float,
                                   gemm::BlockTile<128, 256, 64>, gemm::Warpgroups<2>, gemm::Stages<4>, BiasGelu>;
+
+// The decode shapes' dispatch: gemm::Tuned over the configs below, each entry the winner of its
+// problem among the bench's decode rows on the H100 (2026-11-21, L2 evict-first on B), in the
+// format `tessera-profile emit` writes; the 4096^3 entry keeps the headline config for large M.
+constexpr gemm::TunedEntry decode_entry(int m, int n, int k, gemm::ConfigSpec spec, bool swap, double us) {
+  return gemm::TunedEntry{m, n, k, spec, swap, us};
+}
+inline constexpr gemm::TunedTable<11> decode_table{{
+    decode_entry(1, 4096, 4096, Bf16DecodeSwap64::spec, true, 20.9),
+    decode_entry(1, 14336, 14336, Bf16DecodeSwap64::spec, true, 157.0),
+    decode_entry(16, 4096, 14336, Bf16DecodeSwap64::spec, true, 52.0),
+    decode_entry(16, 14336, 4096, Bf16DecodeSwap64::spec, true, 49.8),
+    decode_entry(64, 4096, 4096, Bf16Decode32::spec, false, 20.0),
+    decode_entry(64, 4096, 14336, Bf16Decode32::spec, false, 51.1),
+    decode_entry(64, 14336, 4096, Bf16Decode64::spec, false, 50.6),
+    decode_entry(64, 14336, 14336, Bf16Decode64::spec, false, 157.0),
+    decode_entry(128, 4096, 4096, Bf16Decode64::spec, false, 22.7),
+    decode_entry(128, 14336, 4096, Bf16Decode::spec, false, 56.1),
+    decode_entry(4096, 4096, 4096, Bf16::spec, false, 170.4),
+}};
+using DecodeTuned = gemm::Tuned<decode_table>;
 
 // M in {1, 16, 64, 128} with N, K in {4096, 14336}.
 void decode_shapes(benchmark::internal::Benchmark* b) {
@@ -87,13 +110,16 @@ BENCHMARK(BM_tessera<F16>)->Name("gemm90_f16_tn/tessera")->Apply(sm90_shapes);
 BENCHMARK(BM_cublas<tessera::half, tessera::half, float>)->Name("gemm90_f16_tn/cublas")->Apply(sm90_shapes);
 
 
-BENCHMARK(BM_tessera<Bf16>)->Name("gemm90_bf16_decode/tessera")->Apply(decode_shapes);
+BENCHMARK(BM_tessera_tuned<DecodeTuned>)->Name("gemm90_bf16_decode/tessera")->Apply(decode_shapes);
+BENCHMARK(BM_tessera<Bf16>)->Name("gemm90_bf16_decode/tessera_128x256_s4")->Apply(decode_shapes);
 BENCHMARK(BM_cublas<bfloat16, bfloat16, float>)->Name("gemm90_bf16_decode/cublas")->Apply(decode_shapes);
 BENCHMARK(BM_tessera<Bf16Decode>)->Name("gemm90_bf16_decode/tessera_64x128_s8")->Apply(decode_shapes);
 BENCHMARK(BM_tessera<Bf16Decode64>)->Name("gemm90_bf16_decode/tessera_64x64_s12")->Apply(decode_shapes);
 BENCHMARK(BM_tessera<Bf16Decode32>)->Name("gemm90_bf16_decode/tessera_64x32_s16")->Apply(decode_shapes);
 BENCHMARK(BM_tessera<Bf16DecodeSwap, true>)->Name("gemm90_bf16_decode/tessera_swap_128x32_s8")->Apply(decode_shapes);
 BENCHMARK(BM_tessera<Bf16DecodeSwap64, true>)->Name("gemm90_bf16_decode/tessera_swap_64x32_s12")->Apply(decode_shapes);
+BENCHMARK(BM_tessera<Bf16Decode128x64>)->Name("gemm90_bf16_decode/tessera_128x64_s8")->Apply(decode_shapes);
+BENCHMARK(BM_tessera<Bf16N128>)->Name("gemm90_bf16_decode/tessera_128x128_s6")->Apply(decode_shapes);
 BENCHMARK(BM_copy)->Name("gemm90_copy/b_bytes")->Args({1, 4096, 4096})->Args({1, 4096, 14336})->Args({1, 14336, 14336})
     ->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.1)->Repetitions(5)->ReportAggregatesOnly(true)
     ->ArgNames({"m", "n", "k"});

@@ -11,12 +11,14 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bench_util.hpp"
 #include "tessera/epilogue/activations.hpp"
 #include "tessera/epilogue/tensor_stages.hpp"
 #include "tessera/gemm/gemm.hpp"
+#include "tessera/gemm/tuned.hpp"
 
 namespace tessera::bench_gemm {
 
@@ -218,9 +220,38 @@ __global__ void bias_gelu_kernel(bfloat16* d, bfloat16 const* bias, int m, int n
   }
 }
 
-template <class Cfg>
-void run_tessera(Problem<typename Cfg::ElementA, typename Cfg::ElementD>& p, typename Cfg::Epilogue epi = {}, bool swap_ab = false) {
-  gemm::Arguments<Cfg> args;
+// Runs G (a gemm::Gemm<Cfg> or a gemm::Tuned dispatch) on `args`.
+template <class G, class Args>
+void run_gemm(Args args) {
+  // The workspace grows to the largest any problem asked for and is kept (no allocation in the
+  // timing). It is zeroed whenever the problem changes, and otherwise left as the last run left it
+  // (counters zero), so that the timed runs skip the counters' memset as a decode loop would.
+  static void* workspace = nullptr;
+  static std::size_t workspace_bytes = 0;
+  static std::array<int, 4> last{};  // m, n, k, swap_ab of the problem the counters were left zero by
+  std::size_t const need = G::workspace_size(args);
+  if (need > workspace_bytes) {
+    cudaFree(workspace);
+    TESSERA_BENCH_CUDA(cudaMalloc(&workspace, need));
+    workspace_bytes = need;
+    last = {};
+  }
+  std::array<int, 4> const key{args.m, args.n, args.k, int(args.swap_ab)};
+  if (last != key && need > 0) TESSERA_BENCH_CUDA(cudaMemset(workspace, 0, need));
+  last = key;
+  args.workspace_zeroed = true;
+  Status const s = G{}.run(args, workspace);
+  if (!s) {
+    std::fprintf(stderr, "tessera GEMM: %s\n", s.message().c_str());
+    std::exit(1);
+  }
+}
+
+// The arguments of problem p (TN, packed) with split-K automatic: decode shapes (few output
+// tiles, long K) are split.
+template <class Args, class P>
+Args tn_arguments(P& p, decltype(Args::epilogue) epi = {}, bool swap_ab = false) {
+  Args args;
   args.m = p.m;
   args.n = p.n;
   args.k = p.k;
@@ -231,30 +262,14 @@ void run_tessera(Problem<typename Cfg::ElementA, typename Cfg::ElementD>& p, typ
   args.d = p.d;
   args.ldd = p.n;
   args.epilogue = epi;
-  args.split_k = 0;  // automatic: decode shapes (few output tiles, long K) are split
+  args.split_k = 0;
   args.swap_ab = swap_ab;
-  // The workspace grows to the largest any problem asked for and is kept (no allocation in the
-  // timing). It is zeroed whenever the problem changes, and otherwise left as the last run left it
-  // (counters zero), so that the timed runs skip the counters' memset as a decode loop would.
-  static void* workspace = nullptr;
-  static std::size_t workspace_bytes = 0;
-  static std::array<int, 4> last{};  // m, n, k, swap_ab of the problem the counters were left zero by
-  std::size_t const need = gemm::Gemm<Cfg>::workspace_size(args);
-  if (need > workspace_bytes) {
-    cudaFree(workspace);
-    TESSERA_BENCH_CUDA(cudaMalloc(&workspace, need));
-    workspace_bytes = need;
-    last = {};
-  }
-  std::array<int, 4> const key{p.m, p.n, p.k, int(swap_ab)};
-  if (last != key && need > 0) TESSERA_BENCH_CUDA(cudaMemset(workspace, 0, need));
-  last = key;
-  args.workspace_zeroed = true;
-  Status const s = gemm::Gemm<Cfg>{}.run(args, workspace);
-  if (!s) {
-    std::fprintf(stderr, "tessera GEMM: %s\n", s.message().c_str());
-    std::exit(1);
-  }
+  return args;
+}
+
+template <class Cfg>
+void run_tessera(Problem<typename Cfg::ElementA, typename Cfg::ElementD>& p, typename Cfg::Epilogue epi = {}, bool swap_ab = false) {
+  run_gemm<gemm::Gemm<Cfg>>(tn_arguments<gemm::Arguments<Cfg>>(p, epi, swap_ab));
 }
 
 inline void set_flops(benchmark::State& state, int m, int n, int k) {
@@ -289,6 +304,19 @@ void BM_tessera(benchmark::State& state) {
   bench::run_timed(state, [&] { run_tessera<Cfg>(p, {}, SwapAB); });
   set_flops(state, m, n, k);
   set_bytes<typename Cfg::ElementA, typename Cfg::ElementD>(state, m, n, k);
+}
+
+// A gemm::Tuned dispatch (its table's entries decide the Config and swap_ab per problem).
+template <class Tuned>
+void BM_tessera_tuned(benchmark::State& state) {
+  using Args = typename Tuned::Arguments;
+  using EA = std::remove_cv_t<std::remove_pointer_t<decltype(Args::a)>>;
+  using ED = std::remove_pointer_t<decltype(Args::d)>;
+  int const m = int(state.range(0)), n = int(state.range(1)), k = int(state.range(2));
+  auto& p = problem<EA, ED>(m, n, k);
+  bench::run_timed(state, [&] { run_gemm<Tuned>(tn_arguments<Args>(p)); });
+  set_flops(state, m, n, k);
+  set_bytes<EA, ED>(state, m, n, k);
 }
 
 template <class EA, class ED, class Acc>

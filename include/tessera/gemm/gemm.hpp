@@ -26,6 +26,7 @@
 #include "tessera/core/status.hpp"
 #include "tessera/gemm/config.hpp"
 #include "tessera/gemm/data_parallel.hpp"
+#include "tessera/gemm/l2_hint.hpp"
 #include "tessera/gemm/storage_order.hpp"
 #if defined(TESSERA_HIP)
 #  include "tessera/gemm/gfx9/kernel.hpp"
@@ -71,6 +72,9 @@ struct ProblemArguments {
   // that little of each stage is padding. Needs both operands K-major or both MN-major, of one
   // type. The epilogue still sees D's own coordinates.
   bool swap_ab = false;
+  // The L2 priorities of A's and B's loads (sm90 kernel; gemm/l2_hint.hpp). kAuto: evict-first for
+  // an operand read once (a decode GEMM's weights), no hint otherwise.
+  L2Hint l2_hint_a = L2Hint::kAuto, l2_hint_b = L2Hint::kAuto;
   // The sm90 kernel's split-K counters in `workspace` are zero already, so `run` skips the memset
   // that otherwise precedes each split launch (a decode-shape GEMM notices it). True is right when
   // the workspace was zero-filled once (cudaMemset) and used since only by runs of this Gemm with
@@ -325,6 +329,8 @@ class Gemm {
         v.ldb = args.lda;
         v.batch_stride_a = args.batch_stride_b;
         v.batch_stride_b = args.batch_stride_a;
+        v.l2_hint_a = args.l2_hint_b;
+        v.l2_hint_b = args.l2_hint_a;
         v.d_order = args.d_order == StorageOrder::kRowMajor ? StorageOrder::kColumnMajor : StorageOrder::kRowMajor;
       }
     }
@@ -407,6 +413,14 @@ class Gemm {
     TESSERA_RETURN_IF_ERROR(map(p.map_a, args.a, Cfg::a_k_major, args.m, args.lda, args.batch_stride_a, Cfg::BM / Cfg::cluster_n));
     TESSERA_RETURN_IF_ERROR(map(p.map_b, args.b, Cfg::b_k_major, args.n, args.ldb, args.batch_stride_b, Cfg::BN / Cfg::cluster_m));
     fill_common(p, args);
+    auto const eviction = [&](L2Hint h, int partner_tiles, std::int64_t batch_stride) {
+      L2Hint const r = resolve_l2_hint(h, partner_tiles, args.batch_count, batch_stride);
+      return r == L2Hint::kEvictFirst ? arch::sm90::L2Eviction::kFirst
+             : r == L2Hint::kEvictLast ? arch::sm90::L2Eviction::kLast
+                                       : arch::sm90::L2Eviction::kNormal;
+    };
+    p.evict_a = eviction(args.l2_hint_a, p.tiles_n, args.batch_stride_a);
+    p.evict_b = eviction(args.l2_hint_b, p.tiles_m, args.batch_stride_b);
     p.swap_ab = args.swap_ab;
     p.scale_a = args.scale_a;
     p.scale_b = args.scale_b;

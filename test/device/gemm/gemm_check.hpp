@@ -62,6 +62,7 @@ struct GemmCase {
   int d_pad = -2;                // D's leading dimension as `pad` does for it; -2: the same as `pad`
   bool swap_ab = false;          // Arguments::swap_ab (sm90): the kernel computes D^T = B^T A^T
   int raster_group = 0;          // Arguments::raster_group: the order of the tiles (0: automatic)
+  gemm::L2Hint l2_hint_a = gemm::L2Hint::kAuto, l2_hint_b = gemm::L2Hint::kAuto;  // the loads' L2 priorities (sm90)
 };
 
 // Per-tensor scales and the amax output of the sm90 kernel (Arguments::scale_a ... amax_d): set
@@ -112,7 +113,7 @@ class GemmCheck {
     tessera::test::require_gpu();
     INFO("M=" << cs.m << " N=" << cs.n << " K=" << cs.k << " batch=" << cs.batch << " split_k=" << cs.split_k
               << " pad=" << cs.pad << " d_pad=" << cs.d_pad << " misalign=" << cs.misalign << (cs.swap_ab ? " swap_ab" : "")
-              << " raster_group=" << cs.raster_group << " D " << (cs.d_order == gemm::StorageOrder::kRowMajor ? "row" : "column") << "-major");
+              << " raster_group=" << cs.raster_group << " l2_hints=" << int(cs.l2_hint_a) << "," << int(cs.l2_hint_b) << " D " << (cs.d_order == gemm::StorageOrder::kRowMajor ? "row" : "column") << "-major");
     std::mt19937 rng(seed);
     int const m = cs.m, n = cs.n, k = cs.k, batch = cs.batch;
     auto ld_pad = [](std::int64_t extent, int pad) { return pad < 0 ? (extent + 15) / 16 * 16 + 16 : extent + pad; };
@@ -149,6 +150,8 @@ class GemmCheck {
     args.split_k = cs.split_k;
     args.swap_ab = cs.swap_ab;
     args.raster_group = cs.raster_group;
+    args.l2_hint_a = cs.l2_hint_a;
+    args.l2_hint_b = cs.l2_hint_b;
     args.epilogue = epi;
     DeviceBuffer<float> scales(std::vector<float>{sc.a, sc.b, sc.d}), amax(std::vector<float>{-1.0f});
     if (sc.set) {

@@ -34,6 +34,14 @@ inline std::vector<GemmCase> sm90_cases() {
   // leave a partial group at the grid's edge.
   out.push_back({700, 1300, 130, 1, 1, -1, 0, gemm::StorageOrder::kRowMajor, -2, false, 1});
   out.push_back({1000, 520, 200, 2, 1, -1, 0, gemm::StorageOrder::kRowMajor, -2, false, 3});
+  // L2 priorities (Arguments::l2_hint_a / _b) set on both operands: the hinted TMA copies, multicast
+  // ones in clusters. (The decode shapes above take evict-first on B by default.)
+  out.push_back({127, 300, 520, 2, 1, -1, 0, gemm::StorageOrder::kRowMajor, -2, false, 0, gemm::L2Hint::kEvictFirst,
+                 gemm::L2Hint::kEvictFirst});
+  out.push_back({61, 67, 1000, 1, 3, -1, 0, gemm::StorageOrder::kRowMajor, -2, false, 0, gemm::L2Hint::kEvictLast,
+                 gemm::L2Hint::kEvictFirst});
+  out.push_back({200, 33, 300, 1, 1, -1, 0, gemm::StorageOrder::kRowMajor, -2, false, 0, gemm::L2Hint::kNormal,
+                 gemm::L2Hint::kEvictLast});
   // More tiles than two per block of a persistent grid (ring and turn phases wrap many times),
   // one k-tile per tile, and batches spread over blocks.
   if (std::getenv("TESSERA_TEST_SMALL") == nullptr) {

@@ -78,6 +78,39 @@ TESSERA_DEVICE inline void tma_load_3d_multicast(std::uint32_t dst, TmaDescripto
       : "memory");
 }
 
+// L2 eviction priorities for a load's lines (PTX createpolicy): kFirst for data read once (a decode
+// GEMM's weights), so that it replaces other streamed lines before anything another kernel left
+// in L2, dirty lines included; kLast for data read again soon.
+enum class L2Eviction : std::uint8_t { kNormal, kFirst, kLast };
+
+// The 64-bit cache policy of `e` for all of a load's lines (an operand of the .L2::cache_hint forms).
+TESSERA_DEVICE inline std::uint64_t l2_policy(L2Eviction e) {
+  std::uint64_t policy = 0;
+  if (e == L2Eviction::kFirst) TESSERA_TMA_BODY("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  else if (e == L2Eviction::kLast) TESSERA_TMA_BODY("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
+  else TESSERA_TMA_BODY("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;\n" : "=l"(policy));
+  return policy;
+}
+
+// tma_load_3d and tma_load_3d_multicast with a cache policy from l2_policy.
+TESSERA_DEVICE inline void tma_load_3d(std::uint32_t dst, TmaDescriptor const* map, int c0, int c1, int c2, std::uint32_t bar,
+                                       std::uint64_t policy) {
+  TESSERA_TMA_BODY(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, {%2, %3, %4}], [%5], "
+      "%6;\n" ::"r"(dst),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "l"(policy)
+      : "memory");
+}
+
+TESSERA_DEVICE inline void tma_load_3d_multicast(std::uint32_t dst, TmaDescriptor const* map, int c0, int c1, int c2,
+                                                 std::uint32_t bar, std::uint16_t cta_mask, std::uint64_t policy) {
+  TESSERA_TMA_BODY(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint [%0], "
+      "[%1, {%2, %3, %4}], [%5], %6, %7;\n" ::"r"(dst),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(cta_mask), "l"(policy)
+      : "memory");
+}
+
 // Box from shared memory at `src` to (c0, c1); elements outside the tensor are not written.
 TESSERA_DEVICE inline void tma_store_2d(TmaDescriptor const* map, int c0, int c1, std::uint32_t src) {
   TESSERA_TMA_BODY("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(map), "r"(c0), "r"(c1),

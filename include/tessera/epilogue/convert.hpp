@@ -42,22 +42,39 @@ TESSERA_HD T convert_output(float x) {
   }
 }
 
-// Two neighbouring outputs at once: convert_output of each, in one instruction where the device
-// has one (cvt.rn.bf16x2 / f16x2 on sm_80 and later) instead of two conversions and a pack.
+// Two neighbouring outputs of a 16-bit type T packed in one word, `lo` in the low half: the form
+// a paired store or stmatrix takes (one cvt.rn.{bf16,f16}x2 where the device has it, and no
+// unpacking and repacking of the halves).
 template <class T>
-TESSERA_HD void convert_output_pair(float lo, float hi, T& out_lo, T& out_hi) {
+TESSERA_HD std::uint32_t convert_output_packed(float lo, float hi) {
+  static_assert(sizeof(T) == 2, "convert_output_packed: packs two 16-bit outputs; use convert_output_pair for other types");
 #if TESSERA_DEVICE_PASS && defined(TESSERA_CUDA) && TESSERA_CUDA_ARCH >= 800
   if constexpr (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>) {
     std::uint32_t packed;
     if constexpr (std::is_same_v<T, bfloat16>) asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
     else asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
-    out_lo = T::from_bits(static_cast<std::uint16_t>(packed & 0xFFFFu));
-    out_hi = T::from_bits(static_cast<std::uint16_t>(packed >> 16));
-    return;
+    return packed;
   }
 #endif
-  out_lo = convert_output<T>(lo);
-  out_hi = convert_output<T>(hi);
+  T const l = convert_output<T>(lo), h = convert_output<T>(hi);
+  std::uint16_t lb, hb;
+  __builtin_memcpy(&lb, &l, 2);
+  __builtin_memcpy(&hb, &h, 2);
+  return std::uint32_t(lb) | std::uint32_t(hb) << 16;
+}
+
+// Two neighbouring outputs at once: convert_output of each, in one instruction where the device
+// has one (cvt.rn.bf16x2 / f16x2 on sm_80 and later) instead of two conversions and a pack.
+template <class T>
+TESSERA_HD void convert_output_pair(float lo, float hi, T& out_lo, T& out_hi) {
+  if constexpr (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>) {
+    std::uint32_t const packed = convert_output_packed<T>(lo, hi);
+    out_lo = T::from_bits(static_cast<std::uint16_t>(packed & 0xFFFFu));
+    out_hi = T::from_bits(static_cast<std::uint16_t>(packed >> 16));
+  } else {
+    out_lo = convert_output<T>(lo);
+    out_hi = convert_output<T>(hi);
+  }
 }
 
 // A stage that rounds to T (saturating as convert_output does) and continues in float: put it

@@ -115,6 +115,7 @@ struct Kernel {
   // The epilogue: chunks of 32 columns; per consumer, Buffers staging buffers of Rows x 32
   // elements of D, swizzled over their rows as TMA's 32/64/128-byte swizzle (= the row's bytes).
   using ED = typename Cfg::ElementD;
+  static constexpr bool identity_chain = std::is_same_v<typename Cfg::Epilogue, epilogue::Identity>;
   static constexpr int EpiCols = 32, Buffers = Cfg::epilogue_buffers_sm90;
   using EpiTile = tile::SwizzledTile<ED, Rows, EpiCols>;
   static constexpr int buffer_bytes = Rows * EpiCols * int(sizeof(ED));
@@ -249,13 +250,17 @@ struct Kernel {
         if (i > 0) arch::mbarrier_wait(turn(c), turns++ & 1);  // the other consumer's mainloop is issued
       }
       typename Mma::Reg acc[MHalves][Mma::regs];
-      TESSERA_UNROLL
-      for (int h = 0; h < MHalves; ++h)
-        TESSERA_UNROLL
-        for (int r = 0; r < Mma::regs; ++r) acc[h][r] = 0;
-      for (int kt = u.kt0; kt < u.kt1; ++kt, ++pos) {
-        pipe.consumer_wait(pos);
-        char* const stage = smem + pos % Stages * stage_bytes;
+      // One k-tile's wgmma on the stage of ring position `at`, then the wait for the previous
+      // k-tile's (its stage is then free). The unit's first wgmma overwrites the accumulators
+      // (First: no zeroing, 128 moves a thread between two tiles' tensor-core work); every unit
+      // has k-tiles (K >= 1, and no split-K slice is empty: Gemm::split_k_for).
+      auto const k_tile = [&](int at, auto first) {
+        if constexpr (decltype(first)::value) {
+          TESSERA_UNROLL
+          for (int h = 0; h < MHalves; ++h) arch::sm90::wgmma_discard_operands(acc[h]);
+        }
+        pipe.consumer_wait(at);
+        char* const stage = smem + at % Stages * stage_bytes;
         arch::sm90::wgmma_fence();
         TESSERA_UNROLL
         for (int ks = 0; ks < KSteps; ++ks) {
@@ -265,14 +270,18 @@ struct Kernel {
             // Rows row0 + 64 h .. + 63 of A: 64 K-major rows, or one 64-row MN-major block, both BK x 128 bytes.
             std::uint64_t const da =
                 descriptor<TileA, Cfg::a_k_major>(arch::smem_address(stage) + (row0 + 64 * h) * BK * int(sizeof(EA)), ks);
-            Mma::ss(acc[h], da, db, true);
+            Mma::ss(acc[h], da, db, !(decltype(first)::value && ks == 0));
           }
         }
         arch::sm90::wgmma_commit_group();
-        arch::sm90::wgmma_wait_group<1>();  // k-tile kt - 1's wgmma are done: its stage is free
+        arch::sm90::wgmma_wait_group<1>();
         TESSERA_UNROLL
         for (int h = 0; h < MHalves; ++h) arch::sm90::wgmma_fence_operands(acc[h]);
-        if (kt > u.kt0 && thread == 0) pipe.consumer_release(pos - 1);
+      };
+      k_tile(pos++, std::true_type{});
+      for (int kt = u.kt0 + 1; kt < u.kt1; ++kt, ++pos) {
+        k_tile(pos, std::false_type{});
+        if (thread == 0) pipe.consumer_release(pos - 1);
       }
       // Ping-pong: the whole mainloop is issued, the other consumer may queue its own behind it.
       if constexpr (ping_pong) {
@@ -290,9 +299,12 @@ struct Kernel {
       // operand (a bias) is loaded once for both rows of a thread's pair, and a plain GEMM spends
       // about two instructions on an output. (Two, not more: each one compiles the whole chain.)
       int const col_base = u.t.n * BN;
-      if (!p.swap_ab && p.amax == nullptr && row_base + Rows <= p.m && col_base + BN <= p.n)
-        store<true>(p, acc, row_base, col_base, u.batch, c, thread, staging, chunk, scaling);
-      else
+      if (!p.swap_ab && p.amax == nullptr && row_base + Rows <= p.m && col_base + BN <= p.n) {
+        if (identity_chain && scaling.ab * scaling.d == 1.0f)
+          store<true, !identity_chain>(p, acc, row_base, col_base, u.batch, c, thread, staging, chunk, scaling);
+        else
+          store<true>(p, acc, row_base, col_base, u.batch, c, thread, staging, chunk, scaling);
+      } else
         store<false>(p, acc, row_base, col_base, u.batch, c, thread, staging, chunk, scaling);
     }
     if (p.tma_d && thread == 0) arch::sm90::tma_store_wait<0>();  // the buffers stay valid until read
@@ -412,19 +424,35 @@ struct Kernel {
   // 16 warp + g + 8 h, column 8 j + 2 q + e (arch/sm90/wgmma.hpp); chunk ch holds values 16 ch ..
   // 16 ch + 15, as 8 pairs (k = 2 j' + h for its j' = 0..3). Outputs outside D are not stored (and
   // their stages read operands of D's extent at the nearest coordinate inside it).
-  struct alignas(2 * sizeof(ED)) Pair {
+  // A pair of outputs: for 16-bit D one word, as cvt.rn.{bf16,f16}x2 writes it and stmatrix and a
+  // paired store read it (two halves would be unpacked and packed again: two instructions a pair).
+  struct alignas(2 * sizeof(ED)) Elements {
     ED v[2];
   };
+  using Pair = std::conditional_t<sizeof(ED) == 2, std::uint32_t, Elements>;
+  TESSERA_DEVICE static ED element(Pair const& pair, int e) {
+    if constexpr (sizeof(ED) == 2) {
+      std::uint16_t const bits = std::uint16_t(e == 0 ? pair & 0xFFFFu : pair >> 16);
+      ED x;
+      __builtin_memcpy(&x, &bits, 2);
+      return x;
+    } else {
+      return pair.v[e];
+    }
+  }
 
   // Interior: a tile inside D of a GEMM without swap_ab and amax; else both are read at run
-  // time and outputs are checked against D's bounds.
-  template <bool Interior>
+  // time and outputs are checked against D's bounds. Scaled: the accumulators are multiplied by
+  // scale_a * scale_b (and scale_d after the chain); an Interior tile of the identity chain whose
+  // scales are all 1 skips the multiply (one instruction of the four a plain GEMM spends per output).
+  template <bool Interior, bool Scaled = true>
   TESSERA_DEVICE static void store(Params<Cfg> const& p, typename Mma::Reg const (&acc)[MHalves][Mma::regs], int row_base,
                                    int col_base, int batch, int c, int thread, char* staging, int& chunk, Scaling& scaling) {
+    static_assert(Scaled || Interior, "gemm::sm90: only the interior epilogue has an unscaled form");
     int const warp = thread / 32, lane = thread % 32, g = lane / 4, q = lane % 4;
     bool const swap = !Interior && p.swap_ab, amax = !Interior && p.amax != nullptr;
     // scale_d folds into the accumulators' scale where nothing between them reads the value.
-    constexpr bool fold_d = std::is_same_v<typename Cfg::Epilogue, epilogue::Identity> && Interior;
+    constexpr bool fold_d = identity_chain && Interior;
     float const pre = fold_d ? scaling.ab * scaling.d : scaling.ab;
     // Chunk ch's outputs, converted to D's type.
     auto const evaluate = [&](int ch, Pair (&out)[MHalves][8]) {
@@ -443,45 +471,85 @@ struct Kernel {
             bool const in = Interior || ((row < p.m) & (col + e < p.n));  // no short-circuit branches
             int const r = Interior ? row : min(row, p.m - 1), cc = Interior ? col + e : min(col + e, p.n - 1);
             epilogue::Coord const at = swap ? epilogue::Coord{cc, r, batch} : epilogue::Coord{r, cc, batch};
-            float const y = p.epilogue(pre * float(acc[mh][v + e]), at);
+            float const y = p.epilogue(Scaled ? pre * float(acc[mh][v + e]) : float(acc[mh][v + e]), at);
             if constexpr (!Interior) scaling.amax = fmaxf(scaling.amax, fabsf(in & amax ? y : 0.0f));  // a select, no branch
-            float const scaled = fold_d ? y : scaling.d * y;
+            float const scaled = fold_d || !Scaled ? y : scaling.d * y;
             z[e] = Interior ? scaled : (in ? scaled : 0.0f);
           }
-          epilogue::convert_output_pair<ED>(z[0], z[1], out[mh][k].v[0], out[mh][k].v[1]);
+          if constexpr (sizeof(ED) == 2) out[mh][k] = epilogue::convert_output_packed<ED>(z[0], z[1]);
+          else epilogue::convert_output_pair<ED>(z[0], z[1], out[mh][k].v[0], out[mh][k].v[1]);
         }
     };
-    // Chunk ch to D: through a staging buffer and TMA, or by the threads.
-    auto const put = [&](int ch, Pair const (&out)[MHalves][8]) {
-      if (p.tma_d) {
-        char* const buffer = staging + (chunk % Buffers) * buffer_bytes;
-        stage(out, buffer, warp, lane);
-        arch::sm90::fence_proxy_async_shared();
-        // At most Buffers - 2 stores in flight: the buffer the next chunk writes is read.
-        if (thread == 0) arch::sm90::tma_store_wait_read<Buffers - 2>();
-        arch::sm90::named_barrier_sync(2 + c, 128);
-        if (thread == 0) {
-          arch::sm90::tma_store_3d(&p.map_d, col_base + EpiCols * ch, row_base, batch, arch::smem_address(buffer));
-          arch::sm90::tma_store_commit();
-        }
-      } else {
-        store_direct(p, out, row_base + 16 * warp + g, col_base + EpiCols * ch + 2 * q, batch, Interior);
-      }
-      ++chunk;
-    };
-    // Group chunks at a time: the chain runs over a group's outputs with nothing between them,
-    // then their stores follow (one chunk at a time, each staging barrier waited for the chain's
-    // latency). Four chunks of packed 16-bit outputs take 32 registers; more, or two row halves
-    // (ping-pong), spill beside a chain's temporaries.
+    // To D in groups of Group chunks: each chunk's outputs go to a staging buffer (stmatrix) as
+    // soon as the chain has them, then one barrier publishes the group and one thread stores its
+    // chunks with TMA. The buffers hold two groups: before the barrier of group g, the stores of
+    // group g - 1 have finished reading theirs, which group g + 1 writes next. Where D is not
+    // stored with TMA, the threads store each chunk themselves.
+    // To D in groups of Group chunks: the chain runs over a group's outputs with nothing between
+    // them (a bias's loads all in flight), each chunk goes to a staging buffer (stmatrix), one
+    // barrier publishes the group and one thread stores its chunks with TMA. Where the buffers hold
+    // two groups or more, the stores of group g - 1 have finished reading theirs before the barrier
+    // of group g (group g + 1 writes them next); where they hold one group, its chunks wait for the
+    // previous group's stores (a second barrier) before they are staged. Four chunks of packed
+    // 16-bit outputs take 32 registers: interior tiles evaluate four at a time (the best on the
+    // H100 for bias + GELU), the general epilogue, which needs more registers, two, and a consumer
+    // with two row halves (ping-pong) one.
+    // Where D is not stored with TMA, the threads store each chunk themselves.
     constexpr int Chunks = BN / EpiCols;
-    constexpr int Group = sizeof(ED) <= 2 && MHalves == 1 && Chunks % 4 == 0 ? 4 : 1;
+    constexpr int Group = Buffers >= 4 && MHalves == 1 && Interior && Chunks % 4 == 0 ? 4 : Buffers >= 4 && Chunks % 2 == 0 ? 2 : 1;
+    constexpr bool batched = MHalves == 1;  // else each chunk is staged once evaluated (two row halves' registers)
+    constexpr int Sets = Buffers / Group;  // groups the buffers hold
+    static_assert(Buffers % Group == 0 && Sets >= 1, "gemm::sm90: the staging buffers must hold whole groups of chunks");
+    // A chunk's buffer: where a tile's chunks fill the buffers a whole number of times, each tile
+    // starts at buffer 0 and the index is known at compile time (no address arithmetic).
+    auto const buffer = [&](int ch) {
+      return staging + (Chunks % Buffers == 0 ? ch % Buffers : (chunk + ch % Group) % Buffers) * buffer_bytes;
+    };
+    // Chunk ch's outputs to its staging buffer, or by the threads to D.
+    auto const put = [&](int ch, Pair const (&out)[MHalves][8]) {
+      if (p.tma_d) stage(out, buffer(ch), warp, lane);
+      else store_direct(p, out, row_base + 16 * warp + g, col_base + EpiCols * ch + 2 * q, batch, Interior);
+    };
+    // The group of chunks from ch0 is staged: one thread stores it with TMA once all have.
+    auto const publish = [&](int ch0) {
+      if (!p.tma_d) return;
+      arch::sm90::fence_proxy_async_shared();
+      if constexpr (Sets >= 2) {
+        if (thread == 0) arch::sm90::tma_store_wait_read<Sets - 2>();
+      }
+      arch::sm90::named_barrier_sync(2 + c, 128);
+      if (thread == 0) {
+        TESSERA_UNROLL
+        for (int i = 0; i < Group; ++i)
+          arch::sm90::tma_store_3d(&p.map_d, col_base + EpiCols * (ch0 + i), row_base, batch, arch::smem_address(buffer(ch0 + i)));
+        arch::sm90::tma_store_commit();
+      }
+    };
     TESSERA_UNROLL
     for (int ch0 = 0; ch0 < Chunks; ch0 += Group) {
-      Pair group[Group][MHalves][8];
-      TESSERA_UNROLL
-      for (int i = 0; i < Group; ++i) evaluate(ch0 + i, group[i]);
-      TESSERA_UNROLL
-      for (int i = 0; i < Group; ++i) put(ch0 + i, group[i]);
+      if constexpr (batched) {
+        Pair out[Group][MHalves][8];
+        TESSERA_UNROLL
+        for (int i = 0; i < Group; ++i) evaluate(ch0 + i, out[i]);
+        if constexpr (Sets == 1) {
+          if (p.tma_d) {
+            if (thread == 0) arch::sm90::tma_store_wait_read<0>();
+            arch::sm90::named_barrier_sync(2 + c, 128);
+          }
+        }
+        TESSERA_UNROLL
+        for (int i = 0; i < Group; ++i) put(ch0 + i, out[i]);
+      } else {
+        static_assert(Sets >= 2, "gemm::sm90: chunks staged one by one need buffers for two groups");
+        TESSERA_UNROLL
+        for (int i = 0; i < Group; ++i) {
+          Pair out[MHalves][8];
+          evaluate(ch0 + i, out);
+          put(ch0 + i, out);
+        }
+      }
+      publish(ch0);
+      chunk += Group;
     }
   }
 
@@ -495,10 +563,8 @@ struct Kernel {
         TESSERA_UNROLL
         for (int jp = 0; jp < 2; ++jp) {
           int const m = lane / 8, row = 64 * mh + 16 * warp + 8 * (m % 2) + lane % 8, col = 8 * (2 * jp + m / 2);
-          std::uint32_t r[4];
-          TESSERA_UNROLL
-          for (int i = 0; i < 4; ++i) __builtin_memcpy(&r[i], &out[mh][4 * jp + i], 4);
-          arch::sm90::stmatrix_x4(arch::smem_address(buffer + int(layout(row, col)) * 2), r[0], r[1], r[2], r[3]);
+          arch::sm90::stmatrix_x4(arch::smem_address(buffer + int(layout(row, col)) * 2), out[mh][4 * jp], out[mh][4 * jp + 1],
+                                  out[mh][4 * jp + 2], out[mh][4 * jp + 3]);
         }
       } else {
         int const g = lane % 32 / 4, q = lane % 4;
@@ -528,8 +594,8 @@ struct Kernel {
         if (pairs && in1) {
           *reinterpret_cast<Pair*>(at) = out[mh][k];
         } else {
-          if (in0) at[0] = out[mh][k].v[0];
-          if (in1) at[p.d_col_stride] = out[mh][k].v[1];
+          if (in0) at[0] = element(out[mh][k], 0);
+          if (in1) at[p.d_col_stride] = element(out[mh][k], 1);
         }
       }
   }

@@ -79,23 +79,6 @@ TESSERA_UNROLL
 #endif
 }
 
-// Ends the live range of the accumulators' values (a compiler barrier, no instruction): call it
-// before a batch whose first wgmma overwrites them (accumulate = false). Without it, their
-// registers hold the previous values up to that wgmma, which reads them as operands.
-template <class T, int R>
-TESSERA_DEVICE inline void wgmma_discard_operands(T (&d)[R]) {
-#if TESSERA_DEVICE_PASS && defined(TESSERA_CUDA)
-TESSERA_UNROLL
-  for (int i = 0; i < R; ++i) {
-    if constexpr (std::is_same_v<T, float>) {
-      asm volatile("" : "=f"(d[i]));
-    } else {
-      asm volatile("" : "=r"(d[i]));
-    }
-  }
-#endif
-}
-
 enum class Major : std::uint8_t { K, MN };  // which extent of an operand is contiguous
 
 namespace detail {

@@ -250,17 +250,13 @@ struct Kernel {
         if (i > 0) arch::mbarrier_wait(turn(c), turns++ & 1);  // the other consumer's mainloop is issued
       }
       typename Mma::Reg acc[MHalves][Mma::regs];
-      // One k-tile's wgmma on the stage of ring position `at`, then the wait for the previous
-      // k-tile's (its stage is then free). The unit's first wgmma overwrites the accumulators
-      // (First: no zeroing, 128 moves a thread between two tiles' tensor-core work); every unit
-      // has k-tiles (K >= 1, and no split-K slice is empty: Gemm::split_k_for).
-      auto const k_tile = [&](int at, auto first) {
-        if constexpr (decltype(first)::value) {
-          TESSERA_UNROLL
-          for (int h = 0; h < MHalves; ++h) arch::sm90::wgmma_discard_operands(acc[h]);
-        }
-        pipe.consumer_wait(at);
-        char* const stage = smem + at % Stages * stage_bytes;
+      TESSERA_UNROLL
+      for (int h = 0; h < MHalves; ++h)
+        TESSERA_UNROLL
+        for (int r = 0; r < Mma::regs; ++r) acc[h][r] = 0;
+      for (int kt = u.kt0; kt < u.kt1; ++kt, ++pos) {
+        pipe.consumer_wait(pos);
+        char* const stage = smem + pos % Stages * stage_bytes;
         arch::sm90::wgmma_fence();
         TESSERA_UNROLL
         for (int ks = 0; ks < KSteps; ++ks) {
@@ -270,18 +266,14 @@ struct Kernel {
             // Rows row0 + 64 h .. + 63 of A: 64 K-major rows, or one 64-row MN-major block, both BK x 128 bytes.
             std::uint64_t const da =
                 descriptor<TileA, Cfg::a_k_major>(arch::smem_address(stage) + (row0 + 64 * h) * BK * int(sizeof(EA)), ks);
-            Mma::ss(acc[h], da, db, !(decltype(first)::value && ks == 0));
+            Mma::ss(acc[h], da, db, true);
           }
         }
         arch::sm90::wgmma_commit_group();
-        arch::sm90::wgmma_wait_group<1>();
+        arch::sm90::wgmma_wait_group<1>();  // k-tile kt - 1's wgmma are done: its stage is free
         TESSERA_UNROLL
         for (int h = 0; h < MHalves; ++h) arch::sm90::wgmma_fence_operands(acc[h]);
-      };
-      k_tile(pos++, std::true_type{});
-      for (int kt = u.kt0 + 1; kt < u.kt1; ++kt, ++pos) {
-        k_tile(pos, std::false_type{});
-        if (thread == 0) pipe.consumer_release(pos - 1);
+        if (kt > u.kt0 && thread == 0) pipe.consumer_release(pos - 1);
       }
       // Ping-pong: the whole mainloop is issued, the other consumer may queue its own behind it.
       if constexpr (ping_pong) {

@@ -31,8 +31,8 @@
 // on each accumulator with its coordinates and the result is converted to D's type. Where D is
 // row-major and TMA can write it (Params::tma_d), the chunk goes through one of the consumer's
 // swizzled staging buffers (stmatrix for 16-bit D) and one thread stores it with TMA, which clips
-// the edges; the buffers rotate, so a barrier per chunk is the only wait. Elsewhere (column-major
-// or misaligned D) the threads store their values directly.
+// the edges; chunks go in groups of up to four, with one barrier per group (see store()).
+// Elsewhere (column-major or misaligned D) the threads store their values directly.
 // tessera-header: cuda-only
 #pragma once
 

@@ -289,13 +289,18 @@ struct Kernel {
       // coordinates swapped or not, amax or not, bounds), and one for a tile of a plain GEMM
       // inside D, where what is known at compile time costs nothing per output: a per-column
       // operand (a bias) is loaded once for both rows of a thread's pair, and a plain GEMM spends
-      // about two instructions on an output. (Two, not more: each one compiles the whole chain.)
+      // about two instructions on an output. (Two, not more: each one compiles the whole chain;
+      // the identity chain, which costs nothing to compile, has a third without the scales.)
       int const col_base = u.t.n * BN;
       if (!p.swap_ab && p.amax == nullptr && row_base + Rows <= p.m && col_base + BN <= p.n) {
-        if (identity_chain && scaling.ab * scaling.d == 1.0f)
-          store<true, !identity_chain>(p, acc, row_base, col_base, u.batch, c, thread, staging, chunk, scaling);
-        else
+        if constexpr (identity_chain) {
+          if (scaling.ab * scaling.d == 1.0f)
+            store<true, false>(p, acc, row_base, col_base, u.batch, c, thread, staging, chunk, scaling);
+          else
+            store<true>(p, acc, row_base, col_base, u.batch, c, thread, staging, chunk, scaling);
+        } else {
           store<true>(p, acc, row_base, col_base, u.batch, c, thread, staging, chunk, scaling);
+        }
       } else
         store<false>(p, acc, row_base, col_base, u.batch, c, thread, staging, chunk, scaling);
     }
@@ -472,11 +477,6 @@ struct Kernel {
           else epilogue::convert_output_pair<ED>(z[0], z[1], out[mh][k].v[0], out[mh][k].v[1]);
         }
     };
-    // To D in groups of Group chunks: each chunk's outputs go to a staging buffer (stmatrix) as
-    // soon as the chain has them, then one barrier publishes the group and one thread stores its
-    // chunks with TMA. The buffers hold two groups: before the barrier of group g, the stores of
-    // group g - 1 have finished reading theirs, which group g + 1 writes next. Where D is not
-    // stored with TMA, the threads store each chunk themselves.
     // To D in groups of Group chunks: the chain runs over a group's outputs with nothing between
     // them (a bias's loads all in flight), each chunk goes to a staging buffer (stmatrix), one
     // barrier publishes the group and one thread stores its chunks with TMA. Where the buffers hold
@@ -488,7 +488,9 @@ struct Kernel {
     // with two row halves (ping-pong) one.
     // Where D is not stored with TMA, the threads store each chunk themselves.
     constexpr int Chunks = BN / EpiCols;
-    constexpr int Group = Buffers >= 4 && MHalves == 1 && Interior && Chunks % 4 == 0 ? 4 : Buffers >= 4 && Chunks % 2 == 0 ? 2 : 1;
+    constexpr int Group = Buffers >= 4 && MHalves == 1 && Interior && Chunks % 4 == 0 ? 4
+                          : Buffers >= 4 && Chunks % 2 == 0                        ? 2
+                                                                                   : 1;
     constexpr bool batched = MHalves == 1;  // else each chunk is staged once evaluated (two row halves' registers)
     constexpr int Sets = Buffers / Group;  // groups the buffers hold
     static_assert(Buffers % Group == 0 && Sets >= 1, "gemm::sm90: the staging buffers must hold whole groups of chunks");
@@ -513,7 +515,8 @@ struct Kernel {
       if (thread == 0) {
         TESSERA_UNROLL
         for (int i = 0; i < Group; ++i)
-          arch::sm90::tma_store_3d(&p.map_d, col_base + EpiCols * (ch0 + i), row_base, batch, arch::smem_address(buffer(ch0 + i)));
+          arch::sm90::tma_store_3d(&p.map_d, col_base + EpiCols * (ch0 + i), row_base, batch,
+                                   arch::smem_address(buffer(ch0 + i)));
         arch::sm90::tma_store_commit();
       }
     };

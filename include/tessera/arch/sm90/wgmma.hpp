@@ -95,13 +95,23 @@ namespace detail {
                      " {" TESSERA_WGMMA_RS_##R "}, {%0, %1, %2, %3}, %4, p" TAIL ";\n}\n"                       \
                      : "+r"(a0), "+r"(a1), "+r"(a2), "+r"(a3), "+l"(b), "+r"(scale_d), TESSERA_WGMMA_D_##R(C, d))
 
-#define TESSERA_WGMMA_FORMS_TRANSPOSABLE(NAME, N, SHAPE_TYPES, C, T, R)                                        \
+#define TESSERA_WGMMA_SS_TRANSPOSED(N, SHAPE_TYPES, C, R)                                               \
+  if constexpr (TA == 0 && TB == 0) TESSERA_WGMMA_SS_ASM(N, SHAPE_TYPES, ", 1, 1, 0, 0", C, R);            \
+  else if constexpr (TA == 0) TESSERA_WGMMA_SS_ASM(N, SHAPE_TYPES, ", 1, 1, 0, 1", C, R);                  \
+  else if constexpr (TB == 0) TESSERA_WGMMA_SS_ASM(N, SHAPE_TYPES, ", 1, 1, 1, 0", C, R);                  \
+  else TESSERA_WGMMA_SS_ASM(N, SHAPE_TYPES, ", 1, 1, 1, 1", C, R)
+
+// Each SS form comes twice: NAME_ss reads the accumulators (constraint C, "+"), NAME_ss_first
+// only writes them (W, "="; scale-d 0), so that their earlier values need not be live.
+#define TESSERA_WGMMA_FORMS_TRANSPOSABLE(NAME, N, SHAPE_TYPES, C, W, T, R)                                     \
   template <int TA, int TB>                                                                                    \
   TESSERA_DEVICE static void NAME##_ss(T (&d)[R], std::uint64_t a, std::uint64_t b, std::uint32_t scale_d) {   \
-    if constexpr (TA == 0 && TB == 0) TESSERA_WGMMA_SS_ASM(N, SHAPE_TYPES, ", 1, 1, 0, 0", C, R);                \
-    else if constexpr (TA == 0) TESSERA_WGMMA_SS_ASM(N, SHAPE_TYPES, ", 1, 1, 0, 1", C, R);                      \
-    else if constexpr (TB == 0) TESSERA_WGMMA_SS_ASM(N, SHAPE_TYPES, ", 1, 1, 1, 0", C, R);                      \
-    else TESSERA_WGMMA_SS_ASM(N, SHAPE_TYPES, ", 1, 1, 1, 1", C, R);                                           \
+    TESSERA_WGMMA_SS_TRANSPOSED(N, SHAPE_TYPES, C, R);                                                         \
+  }                                                                                                            \
+  template <int TA, int TB>                                                                                    \
+  TESSERA_DEVICE static void NAME##_ss_first(T (&d)[R], std::uint64_t a, std::uint64_t b) {                    \
+    std::uint32_t scale_d = 0;                                                                                 \
+    TESSERA_WGMMA_SS_TRANSPOSED(N, SHAPE_TYPES, W, R);                                                         \
   }                                                                                                            \
   template <int TB>                                                                                            \
   TESSERA_DEVICE static void NAME##_rs(T (&d)[R], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,        \
@@ -110,10 +120,15 @@ namespace detail {
     else TESSERA_WGMMA_RS_ASM(N, SHAPE_TYPES, ", 1, 1, 1", C, R);                                              \
   }
 
-#define TESSERA_WGMMA_FORMS(NAME, N, SHAPE_TYPES, C, T, R)                                                     \
+#define TESSERA_WGMMA_FORMS(NAME, N, SHAPE_TYPES, C, W, T, R)                                                  \
   template <int, int>                                                                                          \
   TESSERA_DEVICE static void NAME##_ss(T (&d)[R], std::uint64_t a, std::uint64_t b, std::uint32_t scale_d) {   \
     TESSERA_WGMMA_SS_ASM(N, SHAPE_TYPES, ", 1, 1", C, R);                                                      \
+  }                                                                                                            \
+  template <int, int>                                                                                          \
+  TESSERA_DEVICE static void NAME##_ss_first(T (&d)[R], std::uint64_t a, std::uint64_t b) {                    \
+    std::uint32_t scale_d = 0;                                                                                 \
+    TESSERA_WGMMA_SS_ASM(N, SHAPE_TYPES, ", 1, 1", W, R);                                                      \
   }                                                                                                            \
   template <int>                                                                                               \
   TESSERA_DEVICE static void NAME##_rs(T (&d)[R], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,        \
@@ -127,24 +142,25 @@ struct WgmmaN;
 #define TESSERA_WGMMA_DEFINE_N(N, RF32, RF16)                                                        \
   template <>                                                                                        \
   struct WgmmaN<N> {                                                                                 \
-    TESSERA_WGMMA_FORMS_TRANSPOSABLE(f32_bf16, N, "k16.f32.bf16.bf16", "+f", float, RF32)             \
-    TESSERA_WGMMA_FORMS_TRANSPOSABLE(f32_f16, N, "k16.f32.f16.f16", "+f", float, RF32)                \
-    TESSERA_WGMMA_FORMS_TRANSPOSABLE(f16_f16, N, "k16.f16.f16.f16", "+r", std::uint32_t, RF16)        \
-    TESSERA_WGMMA_FORMS(f32_tf32, N, "k8.f32.tf32.tf32", "+f", float, RF32)                           \
-    TESSERA_WGMMA_FORMS(f32_e4m3_e4m3, N, "k32.f32.e4m3.e4m3", "+f", float, RF32)                     \
-    TESSERA_WGMMA_FORMS(f32_e4m3_e5m2, N, "k32.f32.e4m3.e5m2", "+f", float, RF32)                     \
-    TESSERA_WGMMA_FORMS(f32_e5m2_e4m3, N, "k32.f32.e5m2.e4m3", "+f", float, RF32)                     \
-    TESSERA_WGMMA_FORMS(f32_e5m2_e5m2, N, "k32.f32.e5m2.e5m2", "+f", float, RF32)                     \
-    TESSERA_WGMMA_FORMS(f16_e4m3_e4m3, N, "k32.f16.e4m3.e4m3", "+r", std::uint32_t, RF16)             \
-    TESSERA_WGMMA_FORMS(f16_e4m3_e5m2, N, "k32.f16.e4m3.e5m2", "+r", std::uint32_t, RF16)             \
-    TESSERA_WGMMA_FORMS(f16_e5m2_e4m3, N, "k32.f16.e5m2.e4m3", "+r", std::uint32_t, RF16)             \
-    TESSERA_WGMMA_FORMS(f16_e5m2_e5m2, N, "k32.f16.e5m2.e5m2", "+r", std::uint32_t, RF16)             \
+    TESSERA_WGMMA_FORMS_TRANSPOSABLE(f32_bf16, N, "k16.f32.bf16.bf16", "+f", "=f", float, RF32)             \
+    TESSERA_WGMMA_FORMS_TRANSPOSABLE(f32_f16, N, "k16.f32.f16.f16", "+f", "=f", float, RF32)                \
+    TESSERA_WGMMA_FORMS_TRANSPOSABLE(f16_f16, N, "k16.f16.f16.f16", "+r", "=r", std::uint32_t, RF16)        \
+    TESSERA_WGMMA_FORMS(f32_tf32, N, "k8.f32.tf32.tf32", "+f", "=f", float, RF32)                           \
+    TESSERA_WGMMA_FORMS(f32_e4m3_e4m3, N, "k32.f32.e4m3.e4m3", "+f", "=f", float, RF32)                     \
+    TESSERA_WGMMA_FORMS(f32_e4m3_e5m2, N, "k32.f32.e4m3.e5m2", "+f", "=f", float, RF32)                     \
+    TESSERA_WGMMA_FORMS(f32_e5m2_e4m3, N, "k32.f32.e5m2.e4m3", "+f", "=f", float, RF32)                     \
+    TESSERA_WGMMA_FORMS(f32_e5m2_e5m2, N, "k32.f32.e5m2.e5m2", "+f", "=f", float, RF32)                     \
+    TESSERA_WGMMA_FORMS(f16_e4m3_e4m3, N, "k32.f16.e4m3.e4m3", "+r", "=r", std::uint32_t, RF16)             \
+    TESSERA_WGMMA_FORMS(f16_e4m3_e5m2, N, "k32.f16.e4m3.e5m2", "+r", "=r", std::uint32_t, RF16)             \
+    TESSERA_WGMMA_FORMS(f16_e5m2_e4m3, N, "k32.f16.e5m2.e4m3", "+r", "=r", std::uint32_t, RF16)             \
+    TESSERA_WGMMA_FORMS(f16_e5m2_e5m2, N, "k32.f16.e5m2.e5m2", "+r", "=r", std::uint32_t, RF16)             \
   };
 TESSERA_WGMMA_FOR_EACH_N(TESSERA_WGMMA_DEFINE_N)
 
 #undef TESSERA_WGMMA_DEFINE_N
 #undef TESSERA_WGMMA_FORMS
 #undef TESSERA_WGMMA_FORMS_TRANSPOSABLE
+#undef TESSERA_WGMMA_SS_TRANSPOSED
 #undef TESSERA_WGMMA_RS_ASM
 #undef TESSERA_WGMMA_SS_ASM
 
@@ -186,6 +202,18 @@ struct Wgmma {
     else fp8_form<true>(d, a, b, s, nullptr);
   }
 
+  // D = A B, the accumulators written only: what d held before is neither read nor kept alive,
+  // so a tile's first k-step needs no zeroed accumulators (which cost an instruction per
+  // register between two tiles) and the previous tile's values die at their last use.
+  TESSERA_DEVICE static void ss_first(Reg (&d)[regs], std::uint64_t a, std::uint64_t b) {
+    using I = detail::WgmmaN<N>;
+    if constexpr (std::is_same_v<EA, bfloat16>) I::template f32_bf16_ss_first<ta, tb>(d, a, b);
+    else if constexpr (sixteen_bit && f32_acc) I::template f32_f16_ss_first<ta, tb>(d, a, b);
+    else if constexpr (sixteen_bit) I::template f16_f16_ss_first<ta, tb>(d, a, b);
+    else if constexpr (tf32) I::template f32_tf32_ss_first<0, 0>(d, a, b);
+    else fp8_first(d, a, b);
+  }
+
   // D = A B (+ D): A from the registers of the A fragment (4 per thread: rows as in the
   // accumulator layout, each register two 16-bit values, or four 8-bit ones, along K).
   TESSERA_DEVICE static void rs(Reg (&d)[regs], std::uint32_t const (&a)[4], std::uint64_t b, bool accumulate) {
@@ -217,6 +245,19 @@ struct Wgmma {
     else if constexpr (b4) { TESSERA_WGMMA_FP8(f16_e5m2_e4m3); }
     else { TESSERA_WGMMA_FP8(f16_e5m2_e5m2); }
 #undef TESSERA_WGMMA_FP8
+  }
+
+  TESSERA_DEVICE static void fp8_first(Reg (&d)[regs], std::uint64_t a, std::uint64_t b) {
+    using I = detail::WgmmaN<N>;
+    constexpr bool a4 = std::is_same_v<EA, float8_e4m3>, b4 = std::is_same_v<EB, float8_e4m3>;
+    if constexpr (f32_acc && a4 && b4) I::template f32_e4m3_e4m3_ss_first<0, 0>(d, a, b);
+    else if constexpr (f32_acc && a4) I::template f32_e4m3_e5m2_ss_first<0, 0>(d, a, b);
+    else if constexpr (f32_acc && b4) I::template f32_e5m2_e4m3_ss_first<0, 0>(d, a, b);
+    else if constexpr (f32_acc) I::template f32_e5m2_e5m2_ss_first<0, 0>(d, a, b);
+    else if constexpr (a4 && b4) I::template f16_e4m3_e4m3_ss_first<0, 0>(d, a, b);
+    else if constexpr (a4) I::template f16_e4m3_e5m2_ss_first<0, 0>(d, a, b);
+    else if constexpr (b4) I::template f16_e5m2_e4m3_ss_first<0, 0>(d, a, b);
+    else I::template f16_e5m2_e5m2_ss_first<0, 0>(d, a, b);
   }
 };
 

@@ -249,31 +249,42 @@ struct Kernel {
       if constexpr (ping_pong) {
         if (i > 0) arch::mbarrier_wait(turn(c), turns++ & 1);  // the other consumer's mainloop is issued
       }
+      // The unit's first k-step writes the accumulators without reading them (ss_first): no
+      // zeroing between two tiles (an instruction per register, with the tensor cores idle), and
+      // the last tile's values die in its epilogue. The first k-tile is issued ahead of the loop
+      // without a wait of its own (with its wait and release peeled too, ptxas took minutes on
+      // long chains; the loop's first wait<1> covers it).
       typename Mma::Reg acc[MHalves][Mma::regs];
-      TESSERA_UNROLL
-      for (int h = 0; h < MHalves; ++h)
-        TESSERA_UNROLL
-        for (int r = 0; r < Mma::regs; ++r) acc[h][r] = 0;
-      for (int kt = u.kt0; kt < u.kt1; ++kt, ++pos) {
-        pipe.consumer_wait(pos);
-        char* const stage = smem + pos % Stages * stage_bytes;
-        arch::sm90::wgmma_fence();
+      auto const a_desc = [&](char* stage, int h, int ks) {
+        // Rows row0 + 64 h .. + 63 of A: 64 K-major rows, or one 64-row MN-major block, both BK x 128 bytes.
+        return descriptor<TileA, Cfg::a_k_major>(arch::smem_address(stage) + (row0 + 64 * h) * BK * int(sizeof(EA)), ks);
+      };
+      auto const b_desc = [&](char* stage, int ks) { return descriptor<TileB, Cfg::b_k_major>(arch::smem_address(stage + bytes_a), ks); };
+      auto const issue = [&](char* stage, bool first) {
         TESSERA_UNROLL
         for (int ks = 0; ks < KSteps; ++ks) {
-          std::uint64_t const db = descriptor<TileB, Cfg::b_k_major>(arch::smem_address(stage + bytes_a), ks);
+          std::uint64_t const db = b_desc(stage, ks);
           TESSERA_UNROLL
           for (int h = 0; h < MHalves; ++h) {
-            // Rows row0 + 64 h .. + 63 of A: 64 K-major rows, or one 64-row MN-major block, both BK x 128 bytes.
-            std::uint64_t const da =
-                descriptor<TileA, Cfg::a_k_major>(arch::smem_address(stage) + (row0 + 64 * h) * BK * int(sizeof(EA)), ks);
-            Mma::ss(acc[h], da, db, true);
+            if (first && ks == 0) Mma::ss_first(acc[h], a_desc(stage, h, ks), db);
+            else Mma::ss(acc[h], a_desc(stage, h, ks), db, true);
           }
         }
+      };
+      pipe.consumer_wait(pos);
+      arch::sm90::wgmma_fence();
+      issue(smem + pos % Stages * stage_bytes, true);
+      arch::sm90::wgmma_commit_group();
+      ++pos;
+      for (int kt = u.kt0 + 1; kt < u.kt1; ++kt, ++pos) {
+        pipe.consumer_wait(pos);
+        arch::sm90::wgmma_fence();
+        issue(smem + pos % Stages * stage_bytes, false);
         arch::sm90::wgmma_commit_group();
         arch::sm90::wgmma_wait_group<1>();  // k-tile kt - 1's wgmma are done: its stage is free
         TESSERA_UNROLL
         for (int h = 0; h < MHalves; ++h) arch::sm90::wgmma_fence_operands(acc[h]);
-        if (kt > u.kt0 && thread == 0) pipe.consumer_release(pos - 1);
+        if (thread == 0) pipe.consumer_release(pos - 1);
       }
       // Ping-pong: the whole mainloop is issued, the other consumer may queue its own behind it.
       if constexpr (ping_pong) {

@@ -280,9 +280,10 @@ inline char const* const kStageNames[] = {"LinearCombination", "Bias<PerRow>", "
                                           "ScaleShift<PerColumn>", "ResidualAdd", "Relu", "GeluTanh", "GeluErf",
                                           "Silu", "Sigmoid", "Clamp", "ConvertTo<half>"};
 
-// Runs `cs` once per stage (that stage alone) and once with every stage on.
+// Runs `cs` once per stage (that stage alone) and once with every stage on, with the per-tensor
+// scales `sc` (sm90).
 template <class Cfg>
-void check_every_stage(GemmCase const& cs) {
+void check_every_stage(GemmCase const& cs, Scales const& sc = {}) {
   static_assert(std::is_same_v<typename Cfg::Epilogue, AllStages>, "check_every_stage: the Config's epilogue must be AllStages");
   std::mt19937 rng(99);
   auto vec = [&](int len) {
@@ -319,7 +320,7 @@ void check_every_stage(GemmCase const& cs) {
     // Integer outputs: the device's fast tanh/exp may put a value on the other side of a rounding
     // boundary than the host's; one unit is the most that can differ.
     double const extra = std::is_integral_v<typename Cfg::ElementD> && s != 0 && s != 1 && s != 2 ? 1.0 : 0.0;
-    GemmCheck<Cfg>::run(cs, make(true, s), make(false, s), unsigned(7 + s), extra);
+    GemmCheck<Cfg>::run(cs, make(true, s), make(false, s), unsigned(7 + s), extra, sc);
   }
 }
 

@@ -1,9 +1,10 @@
 // The sm90 GEMM (TMA + wgmma, warp-specialized): bf16 and f16 with K-major operands (TN) on the
-// standard odd shapes, batched, with every epilogue stage, row- and column-major D (stored with
-// TMA or, where its rows are not 16-byte aligned, by the threads), float and int8 D; cooperative
-// (64- and 128-row tiles, 128 and 256 columns) and ping-pong schedules; clusters of 2 x 1 and
-// 1 x 2. Operands TMA cannot read (misaligned, rows not 16 bytes apart) and unsupported split-K
-// are refused with a message, and nothing is written. The other layouts: test_gemm_sm90_layouts.cu.
+// standard odd shapes, batched, with every epilogue stage (also between per-tensor scales), row-
+// and column-major D (stored with TMA or, where its rows are not 16-byte aligned, by the
+// threads), float and int8 D; cooperative (64- and 128-row tiles, 128 and 256 columns) and
+// ping-pong schedules; clusters of 2 x 1 and 1 x 2. Operands TMA cannot read (misaligned, rows
+// not 16 bytes apart) and unsupported split-K are refused with a message, and nothing is
+// written. The other layouts: test_gemm_sm90_layouts.cu.
 #include "sm90_check.hpp"
 
 using namespace tessera;
@@ -34,6 +35,16 @@ TEST_CASE("sm90 GEMM bf16 TN in clusters of two", "[gpu][gemm][sm90][bf16][clust
     using Cfg = Sm90Cfg<bfloat16, 64, 256, 2, 4, epilogue::Identity, gemm::PingPong, RowMajor, ColumnMajor, gemm::ClusterShape<2, 1>>;
     for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<Cfg>::run(cs);
   }
+}
+
+// Per-tensor scales with an epilogue chain on 16-bit operands and D, on tiles inside D and at its
+// edges (300 x 400): the chain runs between scale_a * scale_b and scale_d in both epilogues.
+TEST_CASE("sm90 GEMM bf16 with per-tensor scales, every epilogue stage", "[gpu][gemm][sm90][bf16]") {
+  using Cfg = Sm90Cfg<bfloat16, 128, 128, 2, 4>;
+  using tessera::test::check_every_stage, tessera::test::Scales;
+  SECTION("scales not 1") { check_every_stage<Cfg>({300, 400, 200}, Scales{true, 2.0f, 0.5f, 0.25f, false}); }
+  SECTION("scale_a * scale_b not 1, scale_d 1") { check_every_stage<Cfg>({300, 400, 200}, Scales{true, 4.0f, 0.5f, 1.0f, false}); }
+  SECTION("scales of 1 through pointers") { check_every_stage<Cfg>({300, 400, 200}, Scales{true, 1.0f, 1.0f, 1.0f, false}); }
 }
 
 TEST_CASE("sm90 GEMM f16 TN on odd shapes, every epilogue stage", "[gpu][gemm][sm90][f16]") {

@@ -1,7 +1,8 @@
 // The sm90 GEMM with fp8 operands (wgmma k32, BlockTile K = 128: one 128-byte swizzle span of
 // K): e4m3 x e4m3 and e5m2 x e4m3 into bf16 D on the standard odd shapes (split-K included), every
 // epilogue stage on one configuration, ping-pong; e4m3 D with per-tensor scales for A, B and D
-// and the amax output; scales refused by the sm80 kernel with the fix.
+// and the amax output, bf16 D with scales around every epilogue stage; scales refused by the sm80
+// kernel with the fix.
 #include "sm90_check.hpp"
 
 using namespace tessera;
@@ -34,6 +35,11 @@ TEST_CASE("sm90 GEMM fp8 with per-tensor scales and amax", "[gpu][gemm][sm90][fp
   SECTION("e4m3 D (saturating)") {
     using Cfg = Fp8Cfg<float8_e4m3, float8_e4m3, float8_e4m3, 128, 256, 4>;
     for (auto const& cs : sm90_cases()) GemmCheck<Cfg>::run(cs, {}, {}, 1, 0.0, sc);
+  }
+  SECTION("bf16 D, scales with every epilogue stage, on tiles inside D and at its edges") {
+    using Cfg = Fp8Cfg<float8_e4m3, float8_e4m3, bfloat16, 128, 128, 4, AllStages>;
+    tessera::test::check_every_stage<Cfg>({300, 400, 256}, Scales{true, 2.0f, 0.25f, 1.0f, false});
+    tessera::test::check_every_stage<Cfg>({300, 400, 256}, Scales{true, 0.5f, 2.0f, 4.0f, false});
   }
   SECTION("bf16 D, scales without amax") {
     using Cfg = Fp8Cfg<float8_e4m3, float8_e4m3, bfloat16, 128, 128, 4>;

@@ -110,7 +110,7 @@ namespace detail {
   }                                                                                                            \
   template <int TA, int TB>                                                                                    \
   TESSERA_DEVICE static void NAME##_ss_first(T (&d)[R], std::uint64_t a, std::uint64_t b) {                    \
-    std::uint32_t scale_d = 0;                                                                                 \
+    [[maybe_unused]] std::uint32_t scale_d = 0;                                                                \
     TESSERA_WGMMA_SS_TRANSPOSED(N, SHAPE_TYPES, W, R);                                                         \
   }                                                                                                            \
   template <int TB>                                                                                            \
@@ -127,7 +127,7 @@ namespace detail {
   }                                                                                                            \
   template <int, int>                                                                                          \
   TESSERA_DEVICE static void NAME##_ss_first(T (&d)[R], std::uint64_t a, std::uint64_t b) {                    \
-    std::uint32_t scale_d = 0;                                                                                 \
+    [[maybe_unused]] std::uint32_t scale_d = 0;                                                                \
     TESSERA_WGMMA_SS_ASM(N, SHAPE_TYPES, ", 1, 1", W, R);                                                      \
   }                                                                                                            \
   template <int>                                                                                               \

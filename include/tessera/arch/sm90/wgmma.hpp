@@ -9,7 +9,8 @@
 //   using Mma = Wgmma<128, bfloat16, bfloat16, float>;     // m64n128k16, f32 accumulators
 //   float d[Mma::regs];
 //   wgmma_fence();
-//   Mma::ss(d, desc_a, desc_b, /*accumulate=*/false);      // then more k-steps with true
+//   Mma::ss_first(d, desc_a, desc_b);                      // d = A B: d's old values unread
+//   Mma::ss(d, desc_a2, desc_b2, /*accumulate=*/true);     // the next k-steps: d += A B
 //   wgmma_commit_group();
 //   wgmma_wait_group<0>();
 //

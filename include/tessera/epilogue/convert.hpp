@@ -56,11 +56,7 @@ TESSERA_HD std::uint32_t convert_output_packed(float lo, float hi) {
     return packed;
   }
 #endif
-  T const l = convert_output<T>(lo), h = convert_output<T>(hi);
-  std::uint16_t lb, hb;
-  __builtin_memcpy(&lb, &l, 2);
-  __builtin_memcpy(&hb, &h, 2);
-  return std::uint32_t(lb) | std::uint32_t(hb) << 16;
+  return std::uint32_t(convert_output<T>(lo).bits()) | std::uint32_t(convert_output<T>(hi).bits()) << 16;
 }
 
 // Two neighbouring outputs at once: convert_output of each, in one instruction where the device

@@ -3,7 +3,8 @@
 // (tile/wgmma_tile.hpp descriptors), A also from registers, for every operand/accumulator type pair the instruction offers and the smallest,
 // a middle and the largest N. The result is gathered through the documented accumulator layout
 // and compared with a host product in double precision; operands are random multiples of 1/4
-// from -2 to 2, so every product and sum is exact in the accumulator type.
+// from -2 to 2, so every product and sum is exact in the accumulator type. The accumulators
+// start as NaN: the first k-step (ss_first, or rs without accumulate) must overwrite them.
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <random>
@@ -69,7 +70,14 @@ __global__ void __launch_bounds__(128) wgmma_tile(E const* a, E const* b, float*
   arch::sm90::fence_proxy_async_shared();
   __syncthreads();
 
+  // Accumulators holding NaN, which the first k-step must overwrite, not add to: ss_first
+  // (write-only operands) from shared memory, rs with accumulate = false (scale-d 0) from registers.
   typename Mma::Reg acc[Mma::regs];
+  for (auto& x : acc) {
+    if constexpr (std::is_same_v<typename Mma::Reg, float>) x = __int_as_float(0x7FC00000);
+    else x = 0x7E007E00u;  // two f16 NaNs
+  }
+  arch::sm90::wgmma_fence_operands(acc);
   int const warp = tid / 32, g = (tid % 32) / 4, t = tid % 4;
   // RS: the A fragments of all k-steps, loaded before the fence that orders them before wgmma:
   // rows 16 warp + g (+8); K values 2 t.. (16-bit), t (tf32) or 4 t.. (8-bit) and the same 8, 4
@@ -93,7 +101,8 @@ __global__ void __launch_bounds__(128) wgmma_tile(E const* a, E const* b, float*
     if constexpr (RS) {
       Mma::rs(acc, frag[ks], TileB::descriptor(sb, ks, k_bytes), ks > 0);
     } else {
-      Mma::ss(acc, TileA::descriptor(sa, ks, k_bytes), TileB::descriptor(sb, ks, k_bytes), ks > 0);
+      if (ks == 0) Mma::ss_first(acc, TileA::descriptor(sa, ks, k_bytes), TileB::descriptor(sb, ks, k_bytes));
+      else Mma::ss(acc, TileA::descriptor(sa, ks, k_bytes), TileB::descriptor(sb, ks, k_bytes), true);
     }
   }
   arch::sm90::wgmma_commit_group();

@@ -83,6 +83,23 @@ TEST_CASE("outputs convert with round-to-nearest-even, saturating for integers a
   CHECK(ConvertTo<std::int8_t>{}(200.0f, Coord{0, 0, 0}) == 127.0f);  // rounds and goes on in float
 }
 
+// The pair forms (the host model of cvt.rn.{bf16,f16}x2): each half as convert_output, the first
+// value in the low half of the packed word.
+TEST_CASE("pairs of 16-bit outputs convert as two single outputs, packed low half first", "[epilogue][convert]") {
+  float const values[] = {1.0f + 1.0f / 256, -3.3f, 65520.0f, 1e-30f, -0.0f, 123.456f};
+  for (float lo : values)
+    for (float hi : values) {
+      INFO(lo << ", " << hi);
+      std::uint32_t const b = convert_output_packed<bfloat16>(lo, hi), h = convert_output_packed<half>(lo, hi);
+      CHECK(b == (std::uint32_t(convert_output<bfloat16>(lo).bits()) | std::uint32_t(convert_output<bfloat16>(hi).bits()) << 16));
+      CHECK(h == (std::uint32_t(convert_output<half>(lo).bits()) | std::uint32_t(convert_output<half>(hi).bits()) << 16));
+      half h0, h1;
+      convert_output_pair(lo, hi, h0, h1);
+      CHECK(h0.bits() == convert_output<half>(lo).bits());
+      CHECK(h1.bits() == convert_output<half>(hi).bits());
+    }
+}
+
 TEST_CASE("matrix layout tags", "[core][layout]") {
   STATIC_REQUIRE(RowMajor::row_major);
   STATIC_REQUIRE(!ColumnMajor::row_major);

@@ -102,17 +102,13 @@ namespace detail {
   else if constexpr (TB == 0) TESSERA_WGMMA_SS_ASM(N, SHAPE_TYPES, ", 1, 1, 1, 0", C, R);                  \
   else TESSERA_WGMMA_SS_ASM(N, SHAPE_TYPES, ", 1, 1, 1, 1", C, R)
 
-// Each SS form comes twice: NAME_ss reads the accumulators (constraint C, "+"), NAME_ss_first
-// only writes them (W, "="; scale-d 0), so that their earlier values need not be live.
+// SS forms: First = false reads the accumulators (constraint C, "+"), First = true only writes
+// them (W, "="; called with scale-d 0), so that their earlier values need not be live.
 #define TESSERA_WGMMA_FORMS_TRANSPOSABLE(NAME, N, SHAPE_TYPES, C, W, T, R)                                     \
-  template <int TA, int TB>                                                                                    \
+  template <int TA, int TB, bool First = false>                                                                \
   TESSERA_DEVICE static void NAME##_ss(T (&d)[R], std::uint64_t a, std::uint64_t b, std::uint32_t scale_d) {   \
-    TESSERA_WGMMA_SS_TRANSPOSED(N, SHAPE_TYPES, C, R);                                                         \
-  }                                                                                                            \
-  template <int TA, int TB>                                                                                    \
-  TESSERA_DEVICE static void NAME##_ss_first(T (&d)[R], std::uint64_t a, std::uint64_t b) {                    \
-    [[maybe_unused]] std::uint32_t scale_d = 0;                                                                \
-    TESSERA_WGMMA_SS_TRANSPOSED(N, SHAPE_TYPES, W, R);                                                         \
+    if constexpr (First) { TESSERA_WGMMA_SS_TRANSPOSED(N, SHAPE_TYPES, W, R); }                                \
+    else { TESSERA_WGMMA_SS_TRANSPOSED(N, SHAPE_TYPES, C, R); }                                                \
   }                                                                                                            \
   template <int TB>                                                                                            \
   TESSERA_DEVICE static void NAME##_rs(T (&d)[R], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,        \
@@ -122,14 +118,10 @@ namespace detail {
   }
 
 #define TESSERA_WGMMA_FORMS(NAME, N, SHAPE_TYPES, C, W, T, R)                                                  \
-  template <int, int>                                                                                          \
+  template <int, int, bool First = false>                                                                      \
   TESSERA_DEVICE static void NAME##_ss(T (&d)[R], std::uint64_t a, std::uint64_t b, std::uint32_t scale_d) {   \
-    TESSERA_WGMMA_SS_ASM(N, SHAPE_TYPES, ", 1, 1", C, R);                                                      \
-  }                                                                                                            \
-  template <int, int>                                                                                          \
-  TESSERA_DEVICE static void NAME##_ss_first(T (&d)[R], std::uint64_t a, std::uint64_t b) {                    \
-    [[maybe_unused]] std::uint32_t scale_d = 0;                                                                \
-    TESSERA_WGMMA_SS_ASM(N, SHAPE_TYPES, ", 1, 1", W, R);                                                      \
+    if constexpr (First) TESSERA_WGMMA_SS_ASM(N, SHAPE_TYPES, ", 1, 1", W, R);                                 \
+    else TESSERA_WGMMA_SS_ASM(N, SHAPE_TYPES, ", 1, 1", C, R);                                                 \
   }                                                                                                            \
   template <int>                                                                                               \
   TESSERA_DEVICE static void NAME##_rs(T (&d)[R], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,        \
@@ -194,26 +186,13 @@ struct Wgmma {
 
   // D = A B (+ D when accumulate): A and B through shared-memory descriptors.
   TESSERA_DEVICE static void ss(Reg (&d)[regs], std::uint64_t a, std::uint64_t b, bool accumulate) {
-    using I = detail::WgmmaN<N>;
-    std::uint32_t const s = accumulate ? 1u : 0u;
-    if constexpr (std::is_same_v<EA, bfloat16>) I::template f32_bf16_ss<ta, tb>(d, a, b, s);
-    else if constexpr (sixteen_bit && f32_acc) I::template f32_f16_ss<ta, tb>(d, a, b, s);
-    else if constexpr (sixteen_bit) I::template f16_f16_ss<ta, tb>(d, a, b, s);
-    else if constexpr (tf32) I::template f32_tf32_ss<0, 0>(d, a, b, s);
-    else fp8_form<true>(d, a, b, s, nullptr);
+    ss_form<false>(d, a, b, accumulate ? 1u : 0u);
   }
 
   // D = A B, the accumulators written only: what d held before is neither read nor kept alive,
   // so a tile's first k-step needs no zeroed accumulators (which cost an instruction per
   // register between two tiles) and the previous tile's values die at their last use.
-  TESSERA_DEVICE static void ss_first(Reg (&d)[regs], std::uint64_t a, std::uint64_t b) {
-    using I = detail::WgmmaN<N>;
-    if constexpr (std::is_same_v<EA, bfloat16>) I::template f32_bf16_ss_first<ta, tb>(d, a, b);
-    else if constexpr (sixteen_bit && f32_acc) I::template f32_f16_ss_first<ta, tb>(d, a, b);
-    else if constexpr (sixteen_bit) I::template f16_f16_ss_first<ta, tb>(d, a, b);
-    else if constexpr (tf32) I::template f32_tf32_ss_first<0, 0>(d, a, b);
-    else fp8_first(d, a, b);
-  }
+  TESSERA_DEVICE static void ss_first(Reg (&d)[regs], std::uint64_t a, std::uint64_t b) { ss_form<true>(d, a, b, 0u); }
 
   // D = A B (+ D): A from the registers of the A fragment (4 per thread: rows as in the
   // accumulator layout, each register two 16-bit values, or four 8-bit ones, along K).
@@ -229,13 +208,23 @@ struct Wgmma {
   }
 
  private:
-  template <bool SS>
+  template <bool First>
+  TESSERA_DEVICE static void ss_form(Reg (&d)[regs], std::uint64_t a, std::uint64_t b, std::uint32_t s) {
+    using I = detail::WgmmaN<N>;
+    if constexpr (std::is_same_v<EA, bfloat16>) I::template f32_bf16_ss<ta, tb, First>(d, a, b, s);
+    else if constexpr (sixteen_bit && f32_acc) I::template f32_f16_ss<ta, tb, First>(d, a, b, s);
+    else if constexpr (sixteen_bit) I::template f16_f16_ss<ta, tb, First>(d, a, b, s);
+    else if constexpr (tf32) I::template f32_tf32_ss<0, 0, First>(d, a, b, s);
+    else fp8_form<true, First>(d, a, b, s, nullptr);
+  }
+
+  template <bool SS, bool First = false>
   TESSERA_DEVICE static void fp8_form(Reg (&d)[regs], std::uint64_t a, std::uint64_t b, std::uint32_t s,
                                       std::uint32_t const (*r)[4]) {
     using I = detail::WgmmaN<N>;
     constexpr bool a4 = std::is_same_v<EA, float8_e4m3>, b4 = std::is_same_v<EB, float8_e4m3>;
 #define TESSERA_WGMMA_FP8(NAME)                                         \
-  if constexpr (SS) I::template NAME##_ss<0, 0>(d, a, b, s);            \
+  if constexpr (SS) I::template NAME##_ss<0, 0, First>(d, a, b, s);     \
   else I::template NAME##_rs<0>(d, (*r)[0], (*r)[1], (*r)[2], (*r)[3], b, s)
     if constexpr (f32_acc && a4 && b4) { TESSERA_WGMMA_FP8(f32_e4m3_e4m3); }
     else if constexpr (f32_acc && a4) { TESSERA_WGMMA_FP8(f32_e4m3_e5m2); }
@@ -246,19 +235,6 @@ struct Wgmma {
     else if constexpr (b4) { TESSERA_WGMMA_FP8(f16_e5m2_e4m3); }
     else { TESSERA_WGMMA_FP8(f16_e5m2_e5m2); }
 #undef TESSERA_WGMMA_FP8
-  }
-
-  TESSERA_DEVICE static void fp8_first(Reg (&d)[regs], std::uint64_t a, std::uint64_t b) {
-    using I = detail::WgmmaN<N>;
-    constexpr bool a4 = std::is_same_v<EA, float8_e4m3>, b4 = std::is_same_v<EB, float8_e4m3>;
-    if constexpr (f32_acc && a4 && b4) I::template f32_e4m3_e4m3_ss_first<0, 0>(d, a, b);
-    else if constexpr (f32_acc && a4) I::template f32_e4m3_e5m2_ss_first<0, 0>(d, a, b);
-    else if constexpr (f32_acc && b4) I::template f32_e5m2_e4m3_ss_first<0, 0>(d, a, b);
-    else if constexpr (f32_acc) I::template f32_e5m2_e5m2_ss_first<0, 0>(d, a, b);
-    else if constexpr (a4 && b4) I::template f16_e4m3_e4m3_ss_first<0, 0>(d, a, b);
-    else if constexpr (a4) I::template f16_e4m3_e5m2_ss_first<0, 0>(d, a, b);
-    else if constexpr (b4) I::template f16_e5m2_e4m3_ss_first<0, 0>(d, a, b);
-    else I::template f16_e5m2_e5m2_ss_first<0, 0>(d, a, b);
   }
 };
 

@@ -440,10 +440,7 @@ struct Kernel {
   using Pair = std::conditional_t<sizeof(ED) == 2, std::uint32_t, Elements>;
   TESSERA_DEVICE static ED element(Pair const& pair, int e) {
     if constexpr (sizeof(ED) == 2) {
-      std::uint16_t const bits = std::uint16_t(e == 0 ? pair & 0xFFFFu : pair >> 16);
-      ED x;
-      __builtin_memcpy(&x, &bits, 2);
-      return x;
+      return ED::from_bits(std::uint16_t(e == 0 ? pair & 0xFFFFu : pair >> 16));
     } else {
       return pair.v[e];
     }

@@ -39,6 +39,10 @@ using Bf16DecodeSwap = Sm90Tn<bfloat16, 128, 32, 2, 8>;
 using Bf16DecodeSwap64 = Sm90Tn<bfloat16, 64, 32, 1, 12>;
 // M = 128 in one tile row (two consumers), so that B is read once (and streamed: L2 evict-first).
 using Bf16Decode128x64 = Sm90Tn<bfloat16, 128, 64, 2, 8>;
+// N = 14336 in 128 tiles of 112 columns: one wave over 132 multiprocessors, no second partial one
+// (64-column tiles make 224: 92 multiprocessors take two and 40 one).
+using Bf16Decode112 = Sm90Tn<bfloat16, 64, 112, 1, 9>;
+using Bf16Decode128x112 = Sm90Tn<bfloat16, 128, 112, 2, 7>;
 // fp8 e4m3 x e4m3 into bf16: BlockTile K = 128 (one 128-byte span), the headline's shape otherwise.
 using Fp8 = gemm::Config<arch::Sm90, float8_e4m3, RowMajor, float8_e4m3, ColumnMajor, bfloat16, float,
                          gemm::BlockTile<128, 256, 128>, gemm::Warpgroups<2>, gemm::Stages<4>>;  // one consumer: 64-row tiles for M <= 64
@@ -49,23 +53,26 @@ using Bf16BiasGelu = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, Colu
 // problem among the bench's decode rows on the H100 (2026-11-21, commit 0857b87: L2 evict-first
 // on the weights), in the format `tessera-profile emit` writes; the 4096^3 and 8192^3 entries keep
 // the headline config for large problems. (Nearest is by log2 M, N, K: M = 128 needs entries of
-// its own, or the M = 64 ones win.)
-constexpr gemm::TunedEntry decode_entry(int m, int n, int k, gemm::ConfigSpec spec, bool swap, double us) {
-  return gemm::TunedEntry{m, n, k, spec, swap, us};
+// its own, or the M = 64 ones win.) N = K = 14336: 112-column tiles with B loaded without an L2
+// hint (2026-11-22, same-call probe with the bench's flush: evict-first 156.7 / 156.2 / 160.6 us
+// at M = 1 / 64 / 128 against 153.6 / 151.2 / 153.9 without).
+constexpr gemm::TunedEntry decode_entry(int m, int n, int k, gemm::ConfigSpec spec, bool swap, double us,
+                                        gemm::L2Hint hint_b = gemm::L2Hint::kAuto) {
+  return gemm::TunedEntry{m, n, k, spec, swap, us, gemm::L2Hint::kAuto, hint_b};
 }
 inline constexpr gemm::TunedTable<14> decode_table{{
     decode_entry(1, 4096, 4096, Bf16DecodeSwap64::spec, true, 21.3),
-    decode_entry(1, 14336, 14336, Bf16DecodeSwap64::spec, true, 157.1),
+    decode_entry(1, 14336, 14336, Bf16Decode112::spec, false, 153.6, gemm::L2Hint::kNormal),
     decode_entry(16, 4096, 14336, Bf16DecodeSwap64::spec, true, 52.0),
     decode_entry(16, 14336, 4096, Bf16DecodeSwap64::spec, true, 49.6),
     decode_entry(64, 4096, 4096, Bf16Decode32::spec, false, 19.9),
     decode_entry(64, 4096, 14336, Bf16Decode32::spec, false, 51.3),
     decode_entry(64, 14336, 4096, Bf16Decode64::spec, false, 50.7),
-    decode_entry(64, 14336, 14336, Bf16Decode64::spec, false, 157.4),
+    decode_entry(64, 14336, 14336, Bf16Decode112::spec, false, 151.2, gemm::L2Hint::kNormal),
     decode_entry(128, 4096, 4096, Bf16Decode64::spec, false, 22.6),
     decode_entry(128, 4096, 14336, Bf16Decode128x64::spec, false, 55.5),
     decode_entry(128, 14336, 4096, Bf16Decode128x64::spec, false, 52.3),
-    decode_entry(128, 14336, 14336, Bf16Decode::spec, false, 157.9),
+    decode_entry(128, 14336, 14336, Bf16Decode128x112::spec, false, 153.9, gemm::L2Hint::kNormal),
     decode_entry(4096, 4096, 4096, Bf16::spec, false, 170.4),
     decode_entry(8192, 8192, 8192, Bf16::spec, false, 1361.0),
 }};
@@ -124,6 +131,8 @@ BENCHMARK(BM_tessera<Bf16Decode32>)->Name("gemm90_bf16_decode/tessera_64x32_s16"
 BENCHMARK(BM_tessera<Bf16DecodeSwap, true>)->Name("gemm90_bf16_decode/tessera_swap_128x32_s8")->Apply(decode_shapes);
 BENCHMARK(BM_tessera<Bf16DecodeSwap64, true>)->Name("gemm90_bf16_decode/tessera_swap_64x32_s12")->Apply(decode_shapes);
 BENCHMARK(BM_tessera<Bf16Decode128x64>)->Name("gemm90_bf16_decode/tessera_128x64_s8")->Apply(decode_shapes);
+BENCHMARK(BM_tessera<Bf16Decode112>)->Name("gemm90_bf16_decode/tessera_64x112_s9")->Apply(decode_shapes);
+BENCHMARK(BM_tessera<Bf16Decode128x112>)->Name("gemm90_bf16_decode/tessera_128x112_s7")->Apply(decode_shapes);
 BENCHMARK(BM_copy)->Name("gemm90_copy/b_bytes")->Args({1, 4096, 4096})->Args({1, 4096, 14336})->Args({1, 14336, 14336})
     ->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.1)->Repetitions(5)->ReportAggregatesOnly(true)
     ->ArgNames({"m", "n", "k"});

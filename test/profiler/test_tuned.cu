@@ -80,6 +80,29 @@ TEST_CASE("Tuned dispatches each problem to the nearest entry and computes it", 
   CHECK(check<Biased>(127, 130, 72, 1, true) <= 1.0);  // (K = 72: rows of A and B 16-byte aligned, as TMA needs)
 }
 
+// An entry's L2 hints apply where the caller left kAuto; the caller's own hints stay. A 64 x 112
+// entry (16-column epilogue chunks) runs aligned and unaligned N through the table.
+using N112 = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float, gemm::BlockTile<64, 112, 64>,
+                          gemm::Warpgroups<1>, gemm::Stages<9>>;
+inline constexpr gemm::TunedTable<1> hinted{
+    {gemm::TunedEntry{64, 14336, 14336, N112::spec, false, 151.2, gemm::L2Hint::kAuto, gemm::L2Hint::kNormal}}};
+
+TEST_CASE("Tuned applies an entry's L2 hints where the caller left them automatic", "[tuned]") {
+  using H = gemm::Tuned<hinted>;
+  H::Arguments args{};
+  CHECK(H::entry_arguments<0>(args).l2_hint_b == gemm::L2Hint::kNormal);
+  CHECK(H::entry_arguments<0>(args).l2_hint_a == gemm::L2Hint::kAuto);
+  args.l2_hint_b = gemm::L2Hint::kEvictFirst;
+  CHECK(H::entry_arguments<0>(args).l2_hint_b == gemm::L2Hint::kEvictFirst);
+}
+
+TEST_CASE("Tuned runs a hinted 64 x 112 entry", "[tuned][gpu]") {
+  test::require_gpu();
+  using H = gemm::Tuned<hinted>;
+  CHECK(check<H>(3, 336, 256, 0, false) <= 1.0);   // N = 3 tiles of 112: D stored with TMA
+  CHECK(check<H>(64, 300, 200, 0, false) <= 1.0);  // N = 300: a partial tile; rows of D not 16-byte aligned
+}
+
 TEST_CASE("Tuned refuses a problem no entry can run, with the entry's reason", "[tuned][gpu]") {
   test::require_gpu();
   using Plain = gemm::Tuned<tessera_tuned_sample::bf16_tn>;

@@ -43,3 +43,5 @@ TESSERA_INSTANTIATE(Tn<bfloat16, 64, 64, 1, 12>)
 TESSERA_INSTANTIATE(Tn<bfloat16, 64, 32, 1, 16>)
 TESSERA_INSTANTIATE(Tn<bfloat16, 128, 32, 2, 8>)  // the decode bench's swap_ab configs
 TESSERA_INSTANTIATE(Tn<bfloat16, 64, 32, 1, 12>)
+TESSERA_INSTANTIATE(Tn<bfloat16, 64, 112, 1, 9>)  // N = 112: 16-column epilogue chunks (the decode bench's N = 14336 tiles)
+TESSERA_INSTANTIATE(Tn<bfloat16, 128, 112, 2, 7>)

@@ -161,11 +161,16 @@ constexpr int sm90_consumer_registers(int consumers) { return consumers == 1 ? 2
 constexpr int max_smem_per_block(int arch_cc) { return arch_cc == 90 ? 227 * 1024 : 163 * 1024; }
 inline constexpr int kMaxLdsPerBlock = 64 * 1024;  // gfx90a, gfx94x
 
-// The sm90 epilogue: each consumer rotates through this many buffers of 32 columns of its rows of
-// D (4 for types up to 16 bits, 2 for wider ones), apart from the stages.
+// The sm90 epilogue: each consumer rotates through this many buffers of a chunk of columns of its
+// rows of D (4 for types up to 16 bits, 2 for wider ones), apart from the stages. A chunk is 32
+// columns, or 16 where the tile's N is an odd multiple of 16 (BlockTile N = 112 makes 128 tiles of
+// N = 14336: one wave on 132 multiprocessors).
 constexpr int epilogue_buffers_sm90(ConfigSpec const& s) { return dtype_bytes(s.d) >= 4 ? 2 : 4; }
+constexpr int epilogue_columns_sm90(int bn) { return bn % 32 == 0 ? 32 : 16; }
 constexpr int epilogue_staging_bytes_sm90(ConfigSpec const& s) {
-  return s.warp_specialized() ? (s.ping_pong ? 2 : 1) * s.bm * 32 * dtype_bytes(s.d) * epilogue_buffers_sm90(s) : 0;
+  return s.warp_specialized()
+             ? (s.ping_pong ? 2 : 1) * s.bm * epilogue_columns_sm90(s.bn) * dtype_bytes(s.d) * epilogue_buffers_sm90(s)
+             : 0;
 }
 
 // Shared memory per block: the stages and, for the sm90 kernel, a full and an empty barrier per
@@ -226,7 +231,9 @@ constexpr ConfigError check(ConfigSpec const& s) {
     } else if (s.consumers > 2 || s.bm != 64 * s.consumers) {
       return ConfigError::kWarpgroupsTileM;
     }
-    if (s.bn < 32 || s.bn > 256 || s.bn % 32 != 0) return ConfigError::kWarpgroupsTileN;
+    // (A 16-column chunk of 8-bit D would be 16-byte rows, under TMA's smallest swizzle span.)
+    if (s.bn < 32 || s.bn > 256 || s.bn % 16 != 0 || epilogue_columns_sm90(s.bn) * dtype_bytes(s.d) < 32)
+      return ConfigError::kWarpgroupsTileN;
     if (s.bk * dtype_bytes(s.a) != 128) return ConfigError::kWarpgroupsTileK;
     if (s.stages < 2 || s.stages > 16) return ConfigError::kWarpgroupsStages;
     // A cluster of two splits the shared operand's tile in halves: whole 64-row blocks where it is
@@ -292,8 +299,8 @@ constexpr ConfigError check(ConfigSpec const& s) {
   "gemm::Config: each consumer warpgroup computes 64 rows, so BlockTile M must be 64 x Warpgroups (1 or 2); " \
   "use BlockTile M = 64 with Warpgroups<1> or 128 with Warpgroups<2>"
 #define TESSERA_CONFIG_MSG_WARPGROUPS_TILE_N                                                          \
-  "gemm::Config: BlockTile N is the wgmma N of the sm90 kernel, and its epilogue works in 32-column " \
-  "rounds: a multiple of 32 from 32 to 256; use 128 or 256"
+  "gemm::Config: BlockTile N is the wgmma N of the sm90 kernel, and its epilogue works in 16- or " \
+  "32-column chunks: a multiple of 16 (of 32 for 8-bit D) from 32 to 256; use 128 or 256"
 #define TESSERA_CONFIG_MSG_WARPGROUPS_TILE_K                                                              \
   "gemm::Config: the sm90 kernel's k-tile is one 128-byte swizzle span of K; use BlockTile K = 64 for " \
   "16-bit types (128 for fp8)"

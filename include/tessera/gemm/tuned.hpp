@@ -7,8 +7,8 @@
 //   std::size_t bytes = G::workspace_size(args);
 //   if (Status s = G::run(args, workspace, stream); !s) ... s.message()
 //
-// Each entry is a profiled problem (M, N, K), its winning ConfigSpec and whether it ran with
-// swap_ab. A problem runs with the entry nearest to it (distance over log2 M, N, K) among those
+// Each entry is a profiled problem (M, N, K), its winning ConfigSpec, whether it ran with swap_ab
+// and, optionally, the L2 hints it ran with. A problem runs with the entry nearest to it (distance over log2 M, N, K) among those
 // whose Config can implement it; every entry's Config is instantiated with the given epilogue.
 // tessera-header: cuda-only
 #pragma once
@@ -25,6 +25,7 @@
 #include "tessera/epilogue/chain.hpp"
 #include "tessera/gemm/config_of.hpp"
 #include "tessera/gemm/gemm.hpp"
+#include "tessera/gemm/l2_hint.hpp"
 
 namespace tessera::gemm {
 
@@ -33,6 +34,9 @@ struct TunedEntry {
   ConfigSpec spec{};
   bool swap_ab = false;
   double profiled_us = 0;  // its time there, as the profiler measured it
+  // The L2 hints of A's and B's loads it won with (sm90; gemm/l2_hint.hpp): they replace the
+  // Arguments' hints where those are kAuto. The profiler leaves them kAuto.
+  L2Hint l2_hint_a = L2Hint::kAuto, l2_hint_b = L2Hint::kAuto;
 };
 
 template <int N>
@@ -94,21 +98,26 @@ class Tuned {
 
   static std::size_t workspace_size(Arguments const& args) {
     int const i = select(args);
-    return i < 0 ? 0 : visit(i, [&]<int I>() { return Gemm<Cfg<I>>::workspace_size(with_swap<I>(args)); });
+    return i < 0 ? 0 : visit(i, [&]<int I>() { return Gemm<Cfg<I>>::workspace_size(entry_arguments<I>(args)); });
   }
 
   static Status run(Arguments const& args, void* workspace = nullptr, cudaStream_t stream = nullptr) {
     int const i = select(args);
     if (i < 0) return why_not(args);
-    return visit(i, [&]<int I>() { return Gemm<Cfg<I>>{}.run(with_swap<I>(args), workspace, stream); });
+    return visit(i, [&]<int I>() { return Gemm<Cfg<I>>{}.run(entry_arguments<I>(args), workspace, stream); });
+  }
+
+  // The arguments as entry I runs them: its swap_ab, and its L2 hints where the caller left kAuto.
+  template <int I>
+  static Arguments entry_arguments(Arguments args) {
+    constexpr TunedEntry const& e = Table.entries[I];
+    if (e.swap_ab) args.swap_ab = true;
+    if (args.l2_hint_a == L2Hint::kAuto) args.l2_hint_a = e.l2_hint_a;
+    if (args.l2_hint_b == L2Hint::kAuto) args.l2_hint_b = e.l2_hint_b;
+    return args;
   }
 
  private:
-  template <int I>
-  static Arguments with_swap(Arguments args) {
-    if (Table.entries[I].swap_ab) args.swap_ab = true;
-    return args;
-  }
   // f.template operator()<i>() for a run-time i.
   template <class F>
   static auto visit(int i, F&& f) {
@@ -120,7 +129,7 @@ class Tuned {
     }(std::make_integer_sequence<int, N>{});
   }
   static Status can_implement_at(int i, Arguments const& args) {
-    return visit(i, [&]<int I>() { return Gemm<Cfg<I>>::can_implement(with_swap<I>(args)); });
+    return visit(i, [&]<int I>() { return Gemm<Cfg<I>>::can_implement(entry_arguments<I>(args)); });
   }
   static Status why_not(Arguments const& args) {
     Status const first = can_implement_at(0, args);

@@ -1,7 +1,7 @@
 // The sm90 GEMM (TMA + wgmma, warp-specialized): bf16 and f16 with K-major operands (TN) on the
 // standard odd shapes, batched, with every epilogue stage (also between per-tensor scales), row-
 // and column-major D (stored with TMA or, where its rows are not 16-byte aligned, by the
-// threads), float and int8 D; cooperative (64- and 128-row tiles, 128 and 256 columns) and
+// threads), float and int8 D; cooperative (64- and 128-row tiles, 112, 128 and 256 columns) and
 // ping-pong schedules; clusters of 2 x 1 and 1 x 2. Operands TMA cannot read (misaligned, rows
 // not 16 bytes apart) and unsupported split-K are refused with a message, and nothing is
 // written. The other layouts: test_gemm_sm90_layouts.cu.
@@ -21,6 +21,9 @@ TEST_CASE("sm90 GEMM bf16 TN on odd shapes, every epilogue stage", "[gpu][gemm][
   }
   SECTION("64 x 128 tiles, 1 consumer warpgroup, 2 stages") {
     for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<Sm90Cfg<bfloat16, 64, 128, 1, 2, epilogue::Identity>>::run(cs);
+  }
+  SECTION("128 x 112 tiles (an odd multiple of 16: 16-column epilogue chunks), 2 consumer warpgroups, 7 stages") {
+    all_shapes<Sm90Cfg<bfloat16, 128, 112, 2, 7>>();
   }
 }
 
@@ -64,6 +67,11 @@ TEST_CASE("sm90 GEMM bf16 TN into float and int8 D", "[gpu][gemm][sm90][bf16]") 
   }
   SECTION("int8 D (saturating; a float result may round to the neighbouring integer)") {
     for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<I8>::run(cs, {}, {}, 1, 1.0);
+  }
+  SECTION("float D, 64 x 112 tiles (16-column chunks of 64-byte rows)") {
+    using F32N112 = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, float, float, gemm::BlockTile<64, 112, 64>,
+                                 gemm::Warpgroups<1>, gemm::Stages<8>>;
+    for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<F32N112>::run(cs);
   }
 }
 

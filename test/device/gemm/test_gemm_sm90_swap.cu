@@ -39,6 +39,11 @@ TEST_CASE("sm90 GEMM with swap_ab on odd shapes, every epilogue stage", "[gpu][g
     swapped_every_stage<Cfg>();
   }
   SECTION("f16 TN, 64 x 32 tiles, one consumer, 12 stages") { swapped_shapes<Sm90Cfg<tessera::half, 64, 32, 1, 12>>(); }
+  SECTION("bf16 TN, 64 x 112 tiles (16-column epilogue chunks), one consumer, 9 stages") {
+    using Cfg = Sm90Cfg<bfloat16, 64, 112, 1, 9, tessera::test::AllStages>;
+    swapped_shapes<Cfg>();
+    swapped_every_stage<Cfg>();
+  }
   SECTION("bf16 NT (both MN-major), 128 x 64 tiles") {
     using Cfg = Sm90Cfg<bfloat16, 128, 64, 2, 4, tessera::test::AllStages, gemm::Cooperative, ColumnMajor, RowMajor>;
     swapped_shapes<Cfg>();

@@ -112,7 +112,9 @@ TEST_CASE("gemm::check on plain specs agrees with gemm::Config", "[gemm][config]
                  ConfigError::kWarpgroupsLayout);
   STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.a = s.b = gemm::Dtype::kInt8; }) == ConfigError::kWarpgroupsTypes);
   STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.bm = 192; }) == ConfigError::kWarpgroupsTileM);
-  STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.bn = 48; }) == ConfigError::kWarpgroupsTileN);
+  STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.bn = 40; }) == ConfigError::kWarpgroupsTileN);
+  STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.bn = 112, s.d = gemm::Dtype::kE4m3; }) == ConfigError::kWarpgroupsTileN);
+  STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.bn = 112; }) == ConfigError::kNone);  // 16-column epilogue chunks
   STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.bk = 32; }) == ConfigError::kWarpgroupsTileK);
   STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.stages = 17; }) == ConfigError::kWarpgroupsStages);
   STATIC_REQUIRE(broken(sm90_spec(), [](S& s) { s.ping_pong = true; }) == ConfigError::kPingPongTile);  // 128 x 256

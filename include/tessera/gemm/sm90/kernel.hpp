@@ -27,7 +27,8 @@
 // (the TMA box lands in that layout, and the wgmma descriptors read it); each consumer's epilogue
 // buffers; the barriers.
 //
-// The epilogue works on 32 columns of the consumer's rows at a time, in registers: the chain runs
+// The epilogue works on a chunk of 32 columns of the consumer's rows at a time (16 where BN is an
+// odd multiple of 16), in registers: the chain runs
 // on each accumulator with its coordinates and the result is converted to D's type. Where D is
 // row-major and TMA can write it (Params::tma_d), the chunk goes through one of the consumer's
 // swizzled staging buffers (stmatrix for 16-bit D) and one thread stores it with TMA, which clips
@@ -112,11 +113,12 @@ struct Kernel {
   static constexpr int bytes_a = TileA::size * int(sizeof(EA)), bytes_b = TileB::size * int(sizeof(EB));
   static constexpr int stage_bytes = bytes_a + bytes_b;
   static_assert(bytes_a % 1024 == 0 && bytes_b % 1024 == 0, "gemm::sm90: tiles must keep the 1024-byte swizzle alignment");
-  // The epilogue: chunks of 32 columns; per consumer, Buffers staging buffers of Rows x 32
+  // The epilogue: chunks of EpiCols columns; per consumer, Buffers staging buffers of Rows x EpiCols
   // elements of D, swizzled over their rows as TMA's 32/64/128-byte swizzle (= the row's bytes).
   using ED = typename Cfg::ElementD;
   static constexpr bool identity_chain = std::is_same_v<typename Cfg::Epilogue, epilogue::Identity>;
-  static constexpr int EpiCols = 32, Buffers = Cfg::epilogue_buffers_sm90;
+  // A chunk: EpiCols columns of the consumer's rows, ChunkPairs pairs of outputs per thread.
+  static constexpr int EpiCols = epilogue_columns_sm90(BN), ChunkPairs = EpiCols / 4, Buffers = Cfg::epilogue_buffers_sm90;
   using EpiTile = tile::SwizzledTile<ED, Rows, EpiCols>;
   static constexpr int buffer_bytes = Rows * EpiCols * int(sizeof(ED));
   static_assert(buffer_bytes % 1024 == 0 || sizeof(ED) == 1, "gemm::sm90: staging buffers must keep the swizzle alignment");
@@ -460,12 +462,12 @@ struct Kernel {
     constexpr bool fold_d = identity_chain && Interior;
     float const pre = fold_d ? scaling.ab * scaling.d : scaling.ab;
     // Chunk ch's outputs, converted to D's type.
-    auto const evaluate = [&](int ch, Pair (&out)[MHalves][8]) {
+    auto const evaluate = [&](int ch, Pair (&out)[MHalves][ChunkPairs]) {
       TESSERA_UNROLL
       for (int mh = 0; mh < MHalves; ++mh)
         TESSERA_UNROLL
-        for (int k = 0; k < 8; ++k) {
-          int const v = 16 * ch + 2 * k;
+        for (int k = 0; k < ChunkPairs; ++k) {
+          int const v = EpiCols / 2 * ch + 2 * k;
           int const row = row_base + 64 * mh + 16 * warp + g + 8 * (k % 2), col = col_base + 8 * (v / 4) + 2 * q;
           float z[2];
           TESSERA_UNROLL
@@ -508,7 +510,7 @@ struct Kernel {
       return staging + (Chunks % Buffers == 0 ? ch % Buffers : (chunk + ch % Group) % Buffers) * buffer_bytes;
     };
     // Chunk ch's outputs to its staging buffer, or by the threads to D.
-    auto const put = [&](int ch, Pair const (&out)[MHalves][8]) {
+    auto const put = [&](int ch, Pair const (&out)[MHalves][ChunkPairs]) {
       if (p.tma_d) stage(out, buffer(ch), warp, lane);
       else store_direct(p, out, row_base + 16 * warp + g, col_base + EpiCols * ch + 2 * q, batch, Interior);
     };
@@ -531,7 +533,7 @@ struct Kernel {
     TESSERA_UNROLL
     for (int ch0 = 0; ch0 < Chunks; ch0 += Group) {
       if constexpr (batched) {
-        Pair out[Group][MHalves][8];
+        Pair out[Group][MHalves][ChunkPairs];
         TESSERA_UNROLL
         for (int i = 0; i < Group; ++i) evaluate(ch0 + i, out[i]);
         if constexpr (Sets == 1) {
@@ -546,7 +548,7 @@ struct Kernel {
         static_assert(Sets >= 2, "gemm::sm90: chunks staged one by one need buffers for two groups");
         TESSERA_UNROLL
         for (int i = 0; i < Group; ++i) {
-          Pair out[MHalves][8];
+          Pair out[MHalves][ChunkPairs];
           evaluate(ch0 + i, out);
           put(ch0 + i, out);
         }
@@ -558,13 +560,13 @@ struct Kernel {
 
   // A chunk into its staging buffer: four 8 x 8 matrices per stmatrix for 16-bit D (lane l gives
   // row l % 8 of matrix l / 8 = pairs 4 jp + l / 8), one pair per thread otherwise.
-  TESSERA_DEVICE static void stage(Pair const (&out)[MHalves][8], char* buffer, int warp, int lane) {
+  TESSERA_DEVICE static void stage(Pair const (&out)[MHalves][ChunkPairs], char* buffer, int warp, int lane) {
     constexpr auto layout = EpiTile::layout();
     TESSERA_UNROLL
     for (int mh = 0; mh < MHalves; ++mh) {
       if constexpr (sizeof(ED) == 2) {
         TESSERA_UNROLL
-        for (int jp = 0; jp < 2; ++jp) {
+        for (int jp = 0; jp < EpiCols / 16; ++jp) {
           int const m = lane / 8, row = 64 * mh + 16 * warp + 8 * (m % 2) + lane % 8, col = 8 * (2 * jp + m / 2);
           arch::sm90::stmatrix_x4(arch::smem_address(buffer + int(layout(row, col)) * 2), out[mh][4 * jp], out[mh][4 * jp + 1],
                                   out[mh][4 * jp + 2], out[mh][4 * jp + 3]);
@@ -572,7 +574,7 @@ struct Kernel {
       } else {
         int const g = lane % 32 / 4, q = lane % 4;
         TESSERA_UNROLL
-        for (int k = 0; k < 8; ++k) {
+        for (int k = 0; k < ChunkPairs; ++k) {
           int const row = 64 * mh + 16 * warp + g + 8 * (k % 2), col = 8 * (k / 2) + 2 * q;
           *reinterpret_cast<Pair*>(buffer + int(layout(row, col)) * int(sizeof(ED))) = out[mh][k];
         }
@@ -582,7 +584,7 @@ struct Kernel {
 
   // A chunk straight to D: pairs as one store where D is row-major and pairs are aligned, else
   // element by element. (row0, col0): this thread's first output of the chunk.
-  TESSERA_DEVICE static void store_direct(Params<Cfg> const& p, Pair const (&out)[MHalves][8], int row0, int col0, int batch,
+  TESSERA_DEVICE static void store_direct(Params<Cfg> const& p, Pair const (&out)[MHalves][ChunkPairs], int row0, int col0, int batch,
                                           bool interior) {
     ED* const d = p.d + batch * p.batch_stride_d;
     bool const pairs = p.d_col_stride == 1 && p.d_row_stride % 2 == 0 && p.batch_stride_d % 2 == 0 &&
@@ -590,7 +592,7 @@ struct Kernel {
     TESSERA_UNROLL
     for (int mh = 0; mh < MHalves; ++mh)
       TESSERA_UNROLL
-      for (int k = 0; k < 8; ++k) {
+      for (int k = 0; k < ChunkPairs; ++k) {
         int const row = row0 + 64 * mh + 8 * (k % 2), col = col0 + 8 * (k / 2);
         bool const in0 = interior || (row < p.m && col < p.n), in1 = interior || (row < p.m && col + 1 < p.n);
         ED* const at = d + row * p.d_row_stride + col * p.d_col_stride;

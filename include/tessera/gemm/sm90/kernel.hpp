@@ -28,12 +28,12 @@
 // buffers; the barriers.
 //
 // The epilogue works on a chunk of 32 columns of the consumer's rows at a time (16 where BN is an
-// odd multiple of 16), in registers: the chain runs
-// on each accumulator with its coordinates and the result is converted to D's type. Where D is
-// row-major and TMA can write it (Params::tma_d), the chunk goes through one of the consumer's
-// swizzled staging buffers (stmatrix for 16-bit D) and one thread stores it with TMA, which clips
-// the edges; chunks go in groups of up to four, with one barrier per group (see store()).
-// Elsewhere (column-major or misaligned D) the threads store their values directly.
+// odd multiple of 16), in registers: the chain runs on each accumulator with its coordinates and
+// the result is converted to D's type. Where D is row-major and TMA can write it (Params::tma_d),
+// the chunk goes through one of the consumer's swizzled staging buffers (stmatrix for 16-bit D)
+// and one thread stores it with TMA, which clips the edges; chunks go in groups of up to four,
+// with one barrier per group (see store()). Elsewhere (column-major or misaligned D) the threads
+// store their values directly.
 // tessera-header: cuda-only
 #pragma once
 

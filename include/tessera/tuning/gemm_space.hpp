@@ -115,7 +115,8 @@ constexpr void add_sm90(CandidateList<Cap>& out, bool reduced) {
   constexpr Shape shapes[] = {{128, 256, 2, false, 1}, {128, 256, 2, false, 2}, {128, 128, 2, false, 1}, {128, 192, 2, false, 1},
                               {128, 128, 2, true, 1},  {64, 256, 2, true, 1},   {64, 256, 2, true, 2},   {64, 128, 1, false, 1},
                               {64, 64, 1, false, 1},   {64, 32, 1, false, 1},   {128, 256, 2, true, 1},
-                              {128, 32, 2, false, 1}};  // the last for decode shapes with swap_ab
+                              {128, 32, 2, false, 1},   // for decode shapes with swap_ab
+                              {64, 112, 1, false, 1},  {128, 112, 2, false, 1}};  // N = 14336 in 128 tiles: one wave
   constexpr bool orders[4][2] = {{true, true}, {false, false}, {false, true}, {true, false}};  // tn, nt, nn, tt
   for (Types const t : types) {
     int const bk = 128 / gemm::dtype_bytes(t.a);

@@ -8,8 +8,9 @@
 //   if (Status s = G::run(args, workspace, stream); !s) ... s.message()
 //
 // Each entry is a profiled problem (M, N, K), its winning ConfigSpec, whether it ran with swap_ab
-// and, optionally, the L2 hints it ran with. A problem runs with the entry nearest to it (distance over log2 M, N, K) among those
-// whose Config can implement it; every entry's Config is instantiated with the given epilogue.
+// and, optionally, the L2 hints it ran with. A problem runs with the entry nearest to it (distance
+// over log2 M, N, K) among those whose Config can implement it; every entry's Config is
+// instantiated with the given epilogue.
 // tessera-header: cuda-only
 #pragma once
 

@@ -7,7 +7,22 @@
 //
 // A stage is any type with `TESSERA_HD float operator()(float x, Coord const&) const`: write your
 // own (examples/02_custom_epilogue). Stages run in float; the store converts to the output type.
+//
+// Column vectors: a stage that reads vectors indexed by the output's column (a per-column bias,
+// scale or shift) may declare them, so that a kernel loads a tile's slice of each once into shared
+// memory and the stage reads its values from there instead of every thread loading its columns'
+// values in the epilogue (the sm90 GEMM does):
+//
+//   static constexpr int column_vectors = 1;                     // how many vectors it reads
+//   TESSERA_HD float column_value(int j, int col) const;         // vector j at column col, from memory
+//   TESSERA_HD float operator()(float x, Coord const&, ColumnValues v) const;  // v[j]: vector j at c.col
+//
+// Both calls of a stage give the same result; the chain numbers its stages' vectors in order.
 #pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <utility>
 
 #include "tessera/core/config.hpp"
 #include "tessera/core/tuple.hpp"
@@ -27,11 +42,37 @@ concept Stage = requires(S const& s, float x, Coord c) {
   { s(x, c) } -> std::convertible_to<float>;
 };
 
+// The staged values of an element's column: v[j] is vector j's value there (vectors `stride`
+// floats apart).
+struct ColumnValues {
+  float const* at;
+  int stride;
+  TESSERA_HD float operator[](int j) const { return at[j * stride]; }
+  TESSERA_HD ColumnValues from(int j) const { return {at + j * stride, stride}; }
+};
+
+// The column vectors a stage (or chain) declares: 0 unless it has `column_vectors`.
+template <class S>
+inline constexpr int column_vectors_of = [] {
+  if constexpr (requires { { S::column_vectors } -> std::convertible_to<int>; }) return int(S::column_vectors);
+  else return 0;
+}();
+
+// A stage that declares column vectors and reads them both ways.
+template <class S>
+concept ColumnStage = Stage<S> && requires(S const& s, float x, Coord c, ColumnValues v, int j) {
+  { s.column_value(j, j) } -> std::convertible_to<float>;
+  { s(x, c, v) } -> std::convertible_to<float>;
+};
+
 template <class... Stages>
 struct Chain {
   static_assert((Stage<Stages> && ...),
                 "epilogue::Chain: every stage needs `TESSERA_HD float operator()(float, Coord const&) const`; "
                 "see epilogue/activations.hpp for examples");
+  static_assert(((column_vectors_of<Stages> == 0 || ColumnStage<Stages>) && ...),
+                "epilogue::Chain: a stage that declares column_vectors needs `float column_value(int j, int col) const` "
+                "and `float operator()(float, Coord const&, ColumnValues) const`; see Bias in epilogue/tensor_stages.hpp");
   Tuple<Stages...> stages;
 
   constexpr Chain() = default;
@@ -41,7 +82,53 @@ struct Chain {
     return fold(stages, x, [&c](float acc, auto const& stage) { return float(stage(acc, c)); });
   }
 
+  // The stages' column vectors, numbered in stage order.
+  static constexpr int column_vectors = (column_vectors_of<Stages> + ... + 0);
+
+  // Vector j's value at column col, read from memory (j < column_vectors).
+  TESSERA_HD float column_value(int j, int col) const { return column_value(j, col, std::index_sequence_for<Stages...>{}); }
+
+  // The chain with the column vectors' values staged: v[j] is vector j's value at c.col.
+  TESSERA_HD float operator()(float x, Coord const& c, ColumnValues v) const {
+    return staged(x, c, v, std::index_sequence_for<Stages...>{});
+  }
+
   static constexpr int size = int(sizeof...(Stages));
+
+ private:
+  // The number of stage I's first vector.
+  template <std::size_t I>
+  static constexpr int first_vector = [] {
+    int n = 0, i = 0;
+    ((n += i++ < int(I) ? column_vectors_of<Stages> : 0), ...);
+    return n;
+  }();
+
+  template <std::size_t... Is>
+  TESSERA_HD float column_value(int j, int col, std::index_sequence<Is...>) const {
+    float y = 0.0f;
+    ((column_vectors_of<Stages> > 0 && j >= first_vector<Is> && j < first_vector<Is> + column_vectors_of<Stages>
+          ? void(y = column_value_of(get<Is>(stages), j - first_vector<Is>, col))
+          : void()),
+     ...);
+    return y;
+  }
+  template <class S>
+  TESSERA_HD static float column_value_of(S const& s, int j, int col) {
+    if constexpr (column_vectors_of<S> > 0) return float(s.column_value(j, col));
+    else return 0.0f;
+  }
+
+  template <std::size_t... Is>
+  TESSERA_HD float staged(float x, Coord const& c, ColumnValues v, std::index_sequence<Is...>) const {
+    ((x = staged_stage(get<Is>(stages), x, c, v.from(first_vector<Is>))), ...);
+    return x;
+  }
+  template <class S>
+  TESSERA_HD static float staged_stage(S const& s, float x, Coord const& c, ColumnValues v) {
+    if constexpr (column_vectors_of<S> > 0) return float(s(x, c, v));
+    else return float(s(x, c));
+  }
 };
 
 // The chain with no stage: the accumulator unchanged (then converted by the store).
@@ -54,6 +141,19 @@ struct Optional {
   S stage{};
   bool enabled = false;
   TESSERA_HD float operator()(float x, Coord const& c) const { return enabled ? float(stage(x, c)) : x; }
+
+  // The stage's column vectors; a disabled stage reads none (its values are 0, and unused).
+  static constexpr int column_vectors = column_vectors_of<S>;
+  TESSERA_HD float column_value(int j, int col) const
+    requires(column_vectors > 0)
+  {
+    return enabled ? float(stage.column_value(j, col)) : 0.0f;
+  }
+  TESSERA_HD float operator()(float x, Coord const& c, ColumnValues v) const
+    requires(column_vectors > 0)
+  {
+    return enabled ? float(stage(x, c, v)) : x;
+  }
 };
 
 }  // namespace tessera::epilogue

@@ -79,6 +79,11 @@ struct Bias {
                 "epilogue::Bias: broadcast along PerRow or PerColumn; use one of those tags");
   T const* ptr = nullptr;
   TESSERA_HD float operator()(float x, Coord const& c) const { return x + detail::load_as_float(ptr, Broadcast::index(c)); }
+
+  // A per-column bias is a column vector (epilogue/chain.hpp).
+  static constexpr int column_vectors = std::is_same_v<Broadcast, PerColumn> ? 1 : 0;
+  TESSERA_HD float column_value(int, int col) const { return detail::load_as_float(ptr, col); }
+  TESSERA_HD float operator()(float x, Coord const&, ColumnValues v) const { return x + v[0]; }
 };
 
 // x * scale[i] + shift[i] (a folded batch norm, or a dequantization).
@@ -92,6 +97,11 @@ struct ScaleShift {
     int const i = Broadcast::index(c);
     return x * detail::load_as_float(scale, i) + detail::load_as_float(shift, i);
   }
+
+  // Per column, scale and shift are column vectors 0 and 1 (epilogue/chain.hpp).
+  static constexpr int column_vectors = std::is_same_v<Broadcast, PerColumn> ? 2 : 0;
+  TESSERA_HD float column_value(int j, int col) const { return detail::load_as_float(j == 0 ? scale : shift, col); }
+  TESSERA_HD float operator()(float x, Coord const&, ColumnValues v) const { return x * v[0] + v[1]; }
 };
 
 // x + R(row, col): a residual connection from a second tensor of the output's shape.

@@ -210,9 +210,12 @@ struct Config {
   // the next tile's k-tiles by then.
   static constexpr int epilogue_buffers_sm90 = gemm::epilogue_buffers_sm90(spec);
   static constexpr int epilogue_staging_bytes_sm90 = gemm::epilogue_staging_bytes_sm90(spec);
+  // The wgmma kernel's copies of a tile's slice of the epilogue's column vectors (0: not staged).
+  static constexpr int column_vector_bytes_sm90 =
+      gemm::sm90_column_vector_bytes(spec, epilogue::column_vectors_of<Epilogue>);
   // The stages (and, for the wgmma kernel, a full and an empty barrier per stage, the epilogue
-  // staging and, for ping-pong, two turn barriers).
-  static constexpr int smem_bytes = gemm::smem_bytes(spec);
+  // staging, for ping-pong two turn barriers, and the column vectors).
+  static constexpr int smem_bytes = gemm::smem_bytes(spec) + column_vector_bytes_sm90;
 
   static constexpr ConfigError error = check(spec);
   static constexpr bool valid = error == ConfigError::kNone;

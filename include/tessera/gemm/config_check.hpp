@@ -180,6 +180,14 @@ constexpr int smem_bytes(ConfigSpec const& s) {
          (s.warp_specialized() ? 16 * s.stages + epilogue_staging_bytes_sm90(s) : 0) + (s.ping_pong ? 16 : 0);
 }
 
+// The sm90 kernel stages a tile's slice of the epilogue's column vectors (a per-column bias, scale
+// or shift: epilogue/chain.hpp) in shared memory as floats, a copy per consumer, where that fits
+// beside the rest (else its stages read them from global memory): the bytes it adds.
+constexpr int sm90_column_vector_bytes(ConfigSpec const& s, int column_vectors) {
+  int const bytes = s.warp_specialized() && s.arch_cc == 90 ? s.consumers * column_vectors * s.bn * 4 : 0;
+  return bytes > 0 && smem_bytes(s) + bytes <= max_smem_per_block(90) ? bytes : 0;
+}
+
 // The sm80 epilogue stages each warp's float accumulators through the pipeline's shared memory,
 // in rounds of atom rows: halving the rows per round while the atom rows divide evenly
 // (gemm/sm80/kernel.hpp). The bytes of the smallest round it can make, all warps together.

@@ -67,6 +67,40 @@ TEST_CASE("a chain applies its stages in order, and Optional stages switch at ru
   CHECK(c(-4.0f, at) == 0.0f);
 }
 
+TEST_CASE("column vectors: a chain numbers its stages' vectors, and staged values give the unstaged result", "[epilogue]") {
+  // Per-column vectors of 6 columns: a bias, a scale and a shift, and a per-row bias (not one).
+  std::vector<float> bias{0.5f, -1.25f, 2.0f, 3.5f, -0.75f, 1.0f}, scale{2.0f, -0.5f, 1.5f, 0.25f, 3.0f, -2.0f},
+      shift{-3.0f, 0.125f, 4.0f, -1.5f, 0.0f, 2.25f}, row_bias{7.0f, -7.0f, 9.0f};
+  using Chn = Chain<Bias<PerRow, float>, Optional<Bias<PerColumn, float>>, Relu, ScaleShift<PerColumn, float>, GeluTanh>;
+  STATIC_REQUIRE(column_vectors_of<Bias<PerColumn, float>> == 1);
+  STATIC_REQUIRE(column_vectors_of<Bias<PerRow, float>> == 0);
+  STATIC_REQUIRE(column_vectors_of<ScaleShift<PerColumn, float>> == 2);
+  STATIC_REQUIRE(column_vectors_of<Relu> == 0);
+  STATIC_REQUIRE(Chn::column_vectors == 3);
+  STATIC_REQUIRE(Identity::column_vectors == 0);
+  STATIC_REQUIRE(ColumnStage<Optional<ScaleShift<PerColumn, float>>>);
+  for (bool const on : {true, false}) {
+    Chn const c{{row_bias.data()}, {{bias.data()}, on}, {}, {scale.data(), shift.data()}, {}};
+    // The vectors in stage order: the bias (0 when switched off: not read), then scale and shift.
+    for (int col = 0; col < 6; ++col) {
+      CHECK(c.column_value(0, col) == (on ? bias[std::size_t(col)] : 0.0f));
+      CHECK(c.column_value(1, col) == scale[std::size_t(col)]);
+      CHECK(c.column_value(2, col) == shift[std::size_t(col)]);
+    }
+    // Staged as a kernel lays them out (vector j of a tile's 6 columns at j * 6), every element
+    // evaluates to the unstaged chain's value, bit for bit.
+    std::vector<float> staged(3 * 6);
+    for (int j = 0; j < 3; ++j)
+      for (int col = 0; col < 6; ++col) staged[std::size_t(j * 6 + col)] = c.column_value(j, col);
+    for (int row = 0; row < 3; ++row)
+      for (int col = 0; col < 6; ++col)
+        for (float const x : {-2.5f, -0.3f, 0.0f, 0.7f, 4.0f}) {
+          Coord const at{row, col, 0};
+          CHECK(c(x, at, ColumnValues{staged.data() + col, 6}) == c(x, at));
+        }
+  }
+}
+
 TEST_CASE("outputs convert with round-to-nearest-even, saturating for integers and fp8", "[epilogue][convert]") {
   CHECK(convert_output<std::int8_t>(300.7f) == 127);
   CHECK(convert_output<std::int8_t>(-1000.0f) == -128);

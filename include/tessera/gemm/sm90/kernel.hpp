@@ -25,7 +25,9 @@
 //
 // Shared memory: Stages x (A tile, B tile), each a K-major tile::SwizzledTile of 128-byte rows
 // (the TMA box lands in that layout, and the wgmma descriptors read it); each consumer's epilogue
-// buffers; the barriers.
+// buffers; the barriers; where the Config leaves room, each consumer's copy of the tile's slice of
+// the epilogue's column vectors (a per-column bias, scale or shift: loaded when the tile starts,
+// stored before its epilogue, read there by the interior tiles' chain instead of global memory).
 //
 // The epilogue works on a chunk of 32 columns of the consumer's rows at a time (16 where BN is an
 // odd multiple of 16), in registers: the chain runs on each accumulator with its coordinates and
@@ -125,7 +127,15 @@ struct Kernel {
   static constexpr int staging_offset = Stages * stage_bytes;
   static constexpr int barrier_offset = staging_offset + Consumers * Buffers * buffer_bytes;
   using Pipe = pipeline::TmaPipeline<Stages, ClusterSize>;
-  static constexpr int smem_bytes = barrier_offset + Pipe::barrier_bytes + (ping_pong ? 2 : 0) * 8;
+  // The epilogue's column vectors (epilogue/chain.hpp: a per-column bias, scale or shift), staged
+  // per tile where the Config leaves room (gemm::sm90_column_vector_bytes): each consumer's copy of
+  // the tile's BN values of each, as floats, after the barriers.
+  static constexpr int ColumnVectors = epilogue::column_vectors_of<typename Cfg::Epilogue>;
+  static constexpr bool stage_columns = Cfg::column_vector_bytes_sm90 > 0;
+  static_assert(!stage_columns || epilogue::ColumnStage<typename Cfg::Epilogue>,
+                "gemm::sm90: an epilogue that declares column_vectors must read them staged too (epilogue/chain.hpp)");
+  static constexpr int columns_offset = barrier_offset + Pipe::barrier_bytes + (ping_pong ? 2 : 0) * 8;
+  static constexpr int smem_bytes = columns_offset + Cfg::column_vector_bytes_sm90;
 
   // Registers after reallocation: the producer gives up what the consumers take. setmaxnreg.inc
   // waits until the block's own pool (168 x 384 registers at launch for two consumers) has them, so
@@ -237,6 +247,9 @@ struct Kernel {
     int const c = tid / 128 - 1, thread = tid % 128;
     int const row0 = ping_pong ? 0 : 64 * c;  // this consumer's first row in the tile
     char* const staging = smem + staging_offset + c * Buffers * buffer_bytes;
+    float* const columns = reinterpret_cast<float*>(smem + columns_offset) + c * ColumnVectors * BN;
+    // The tile's column vectors are staged unless the kernel computes D^T (its columns are D's rows).
+    bool const stage_tile_columns = stage_columns && !p.swap_ab;
     int chunk = 0;  // epilogue chunks this consumer has staged: the next buffer is chunk % Buffers
     Scaling scaling{(p.scale_a ? *p.scale_a : 1.0f) * (p.scale_b ? *p.scale_b : 1.0f), p.scale_d ? *p.scale_d : 1.0f, 0.0f};
     int turns = 0;  // ping-pong: turns waited for
@@ -257,6 +270,10 @@ struct Kernel {
       // without a wait of its own (with its wait and release peeled too, ptxas took minutes on
       // long chains; the loop's first wait<1> covers it).
       typename Mma::Reg acc[MHalves][Mma::regs];
+      [[maybe_unused]] float column_part[ColumnLoads];
+      if constexpr (stage_columns) {
+        if (stage_tile_columns) load_columns(p, u.t.n * BN, thread, column_part);
+      }
       auto const a_desc = [&](char* stage, int h, int ks) {
         // Rows row0 + 64 h .. + 63 of A: 64 K-major rows, or one 64-row MN-major block, both BK x 128 bytes.
         return descriptor<TileA, Cfg::a_k_major>(arch::smem_address(stage) + (row0 + 64 * h) * BK * int(sizeof(EA)), ks);
@@ -298,6 +315,14 @@ struct Kernel {
       if (thread == 0) pipe.consumer_release(pos - 1);
       int const row_base = u.t.m * BM + row0;
       if (p.k_splits > 1 && !reduce_slices(p, acc, u, row_base, c, thread)) continue;  // not the last slice
+      if constexpr (stage_columns) {
+        if (stage_tile_columns) {
+          // The epilogues with TMA stores end with a barrier after their last reads of the copy.
+          if (!p.tma_d) arch::sm90::named_barrier_sync(2 + c, 128);
+          store_columns(columns, thread, column_part);
+          arch::sm90::named_barrier_sync(2 + c, 128);
+        }
+      }
       // The epilogue in one of two instantiations, chosen once per tile: a general one (D's
       // coordinates swapped or not, amax or not, bounds), and one for a tile of a plain GEMM
       // inside D, where what is known at compile time costs nothing per output: a per-column
@@ -310,9 +335,9 @@ struct Kernel {
           if (scaling.ab * scaling.d == 1.0f)
             store<true, false>(p, acc, row_base, col_base, u.batch, c, thread, staging, chunk, scaling);
           else
-            store<true>(p, acc, row_base, col_base, u.batch, c, thread, staging, chunk, scaling);
+            store<true>(p, acc, row_base, col_base, u.batch, c, thread, staging, chunk, scaling, columns);
         } else {
-          store<true>(p, acc, row_base, col_base, u.batch, c, thread, staging, chunk, scaling);
+          store<true>(p, acc, row_base, col_base, u.batch, c, thread, staging, chunk, scaling, columns);
         }
       } else
         store<false>(p, acc, row_base, col_base, u.batch, c, thread, staging, chunk, scaling);
@@ -325,6 +350,27 @@ struct Kernel {
       for (int o = 16; o > 0; o /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
       if (thread % 32 == 0 && m > 0.0f) atomicMax(reinterpret_cast<int*>(p.amax), __float_as_int(m));
     }
+  }
+
+  // A tile's column vectors: thread t loads columns t, t + 128, ... of the tile of each when the
+  // tile starts (the mainloop hides their latency) and stores them to its consumer's copy before
+  // the epilogue. Columns past D's edge load nothing.
+  static constexpr int ColumnParts = (BN + 127) / 128, ColumnLoads = stage_columns ? ColumnVectors * ColumnParts : 1;
+  TESSERA_DEVICE static void load_columns(Params<Cfg> const& p, int col_base, int thread, float (&v)[ColumnLoads]) {
+    TESSERA_UNROLL
+    for (int j = 0; j < ColumnVectors; ++j)
+      TESSERA_UNROLL
+      for (int s = 0; s < ColumnParts; ++s) {
+        int const col = 128 * s + thread;
+        v[j * ColumnParts + s] = col < BN && col_base + col < p.n ? p.epilogue.column_value(j, col_base + col) : 0.0f;
+      }
+  }
+  TESSERA_DEVICE static void store_columns(float* columns, int thread, float const (&v)[ColumnLoads]) {
+    TESSERA_UNROLL
+    for (int j = 0; j < ColumnVectors; ++j)
+      TESSERA_UNROLL
+      for (int s = 0; s < ColumnParts; ++s)
+        if (128 * s + thread < BN) columns[j * BN + 128 * s + thread] = v[j * ColumnParts + s];
   }
 
   // The scales the epilogue applies around the chain, and this thread's running |max| of D.
@@ -454,7 +500,8 @@ struct Kernel {
   // scales are all 1 skips the multiply (one instruction of the four a plain GEMM spends per output).
   template <bool Interior, bool Scaled = true>
   TESSERA_DEVICE static void store(Params<Cfg> const& p, typename Mma::Reg const (&acc)[MHalves][Mma::regs], int row_base,
-                                   int col_base, int batch, int c, int thread, char* staging, int& chunk, Scaling& scaling) {
+                                   int col_base, int batch, int c, int thread, char* staging, int& chunk, Scaling& scaling,
+                                   float const* columns = nullptr) {
     static_assert(Scaled || Interior, "gemm::sm90: only the interior epilogue has an unscaled form");
     int const warp = thread / 32, lane = thread % 32, g = lane / 4, q = lane % 4;
     bool const swap = !Interior && p.swap_ab, amax = !Interior && p.amax != nullptr;
@@ -478,7 +525,11 @@ struct Kernel {
             bool const in = Interior || ((row < p.m) & (col + e < p.n));  // no short-circuit branches
             int const r = Interior ? row : min(row, p.m - 1), cc = Interior ? col + e : min(col + e, p.n - 1);
             epilogue::Coord const at = swap ? epilogue::Coord{cc, r, batch} : epilogue::Coord{r, cc, batch};
-            float const y = p.epilogue(Scaled ? pre * float(acc[mh][v + e]) : float(acc[mh][v + e]), at);
+            float const x = Scaled ? pre * float(acc[mh][v + e]) : float(acc[mh][v + e]);
+            // An interior tile's column vectors are staged in `columns` (then never swap_ab).
+            float y;
+            if constexpr (Interior && stage_columns) y = p.epilogue(x, at, epilogue::ColumnValues{columns + (col + e - col_base), BN});
+            else y = p.epilogue(x, at);
             if constexpr (!Interior) scaling.amax = fmaxf(scaling.amax, fabsf(in & amax ? y : 0.0f));  // a select, no branch
             float const scaled = fold_d || !Scaled ? y : scaling.d * y;
             z[e] = Interior ? scaled : (in ? scaled : 0.0f);

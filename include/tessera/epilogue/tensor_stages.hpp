@@ -82,8 +82,16 @@ struct Bias {
 
   // A per-column bias is a column vector (epilogue/chain.hpp).
   static constexpr int column_vectors = std::is_same_v<Broadcast, PerColumn> ? 1 : 0;
-  TESSERA_HD float column_value(int, int col) const { return detail::load_as_float(ptr, col); }
-  TESSERA_HD float operator()(float x, Coord const&, ColumnValues v) const { return x + v[0]; }
+  TESSERA_HD float column_value(int, int col) const
+    requires(column_vectors > 0)
+  {
+    return detail::load_as_float(ptr, col);
+  }
+  TESSERA_HD float operator()(float x, Coord const&, ColumnValues v) const
+    requires(column_vectors > 0)
+  {
+    return x + v[0];
+  }
 };
 
 // x * scale[i] + shift[i] (a folded batch norm, or a dequantization).
@@ -100,8 +108,16 @@ struct ScaleShift {
 
   // Per column, scale and shift are column vectors 0 and 1 (epilogue/chain.hpp).
   static constexpr int column_vectors = std::is_same_v<Broadcast, PerColumn> ? 2 : 0;
-  TESSERA_HD float column_value(int j, int col) const { return detail::load_as_float(j == 0 ? scale : shift, col); }
-  TESSERA_HD float operator()(float x, Coord const&, ColumnValues v) const { return x * v[0] + v[1]; }
+  TESSERA_HD float column_value(int j, int col) const
+    requires(column_vectors > 0)
+  {
+    return detail::load_as_float(j == 0 ? scale : shift, col);
+  }
+  TESSERA_HD float operator()(float x, Coord const&, ColumnValues v) const
+    requires(column_vectors > 0)
+  {
+    return x * v[0] + v[1];
+  }
 };
 
 // x + R(row, col): a residual connection from a second tensor of the output's shape.

@@ -79,6 +79,9 @@ TEST_CASE("column vectors: a chain numbers its stages' vectors, and staged value
   STATIC_REQUIRE(Chn::column_vectors == 3);
   STATIC_REQUIRE(Identity::column_vectors == 0);
   STATIC_REQUIRE(ColumnStage<Optional<ScaleShift<PerColumn, float>>>);
+  // A per-row stage has no column form to call by mistake.
+  STATIC_REQUIRE(!ColumnStage<Bias<PerRow, float>>);
+  STATIC_REQUIRE(!ColumnStage<ScaleShift<PerRow, float>>);
   for (bool const on : {true, false}) {
     Chn const c{{row_bias.data()}, {{bias.data()}, on}, {}, {scale.data(), shift.data()}, {}};
     // The vectors in stage order: the bias (0 when switched off: not read), then scale and shift.

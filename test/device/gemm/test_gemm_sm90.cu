@@ -2,7 +2,8 @@
 // standard odd shapes, batched, with every epilogue stage (also between per-tensor scales), row-
 // and column-major D (stored with TMA or, where its rows are not 16-byte aligned, by the
 // threads), float and int8 D; cooperative (64- and 128-row tiles, 112, 128 and 256 columns) and
-// ping-pong schedules; clusters of 2 x 1 and 1 x 2. Operands TMA cannot read (misaligned, rows
+// ping-pong schedules; clusters of 2 x 1 and 1 x 2; the epilogue's column vectors staged in
+// shared memory and read from global. Operands TMA cannot read (misaligned, rows
 // not 16 bytes apart) and unsupported split-K are refused with a message, and nothing is
 // written. The other layouts: test_gemm_sm90_layouts.cu.
 #include "sm90_check.hpp"
@@ -15,7 +16,7 @@ TEST_CASE("sm90 GEMM bf16 TN on odd shapes, every epilogue stage", "[gpu][gemm][
   SECTION("128 x 256 tiles, 2 consumer warpgroups, 4 stages") {
     for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<Sm90Cfg<bfloat16, 128, 256, 2, 4, epilogue::Identity>>::run(cs);
   }
-  SECTION("ping-pong, 128 x 128 tiles, 5 stages") { all_shapes<PingPongCfg<bfloat16, 128, 128, 5>>(); }
+  SECTION("ping-pong, 128 x 128 tiles, 4 stages") { all_shapes<PingPongCfg<bfloat16, 128, 128, 4>>(); }
   SECTION("ping-pong, 64 x 256 tiles, 4 stages") {
     for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<PingPongCfg<bfloat16, 64, 256, 4, epilogue::Identity>>::run(cs);
   }
@@ -53,6 +54,23 @@ TEST_CASE("sm90 GEMM bf16 with per-tensor scales, every epilogue stage", "[gpu][
 TEST_CASE("sm90 GEMM f16 TN on odd shapes, every epilogue stage", "[gpu][gemm][sm90][f16]") {
   SECTION("cooperative") { all_shapes<Sm90Cfg<half, 128, 128, 2, 4>>(); }
   SECTION("ping-pong") { all_shapes<PingPongCfg<half, 128, 128, 5>>(); }
+}
+
+// The per-column vectors of every stage (three) staged in shared memory for the interior tiles
+// (test_gemm_sm90_columns.cu pins which Configs stage), on 300 x 400: interior tiles for 128-row
+// tiles, the rest at the edges. One Config has no room for the copy and reads them from global.
+TEST_CASE("sm90 GEMM every epilogue stage with the column vectors staged", "[gpu][gemm][sm90][columns]") {
+  using tessera::test::check_every_stage;
+  SECTION("cooperative 128 x 128, batched") { check_every_stage<Sm90Cfg<bfloat16, 128, 128, 2, 4>>({300, 400, 200, 2}); }
+  SECTION("cooperative 128 x 112: tiles of fewer columns than a consumer's threads") {
+    check_every_stage<Sm90Cfg<bfloat16, 128, 112, 2, 7>>({300, 400, 200});
+  }
+  SECTION("ping-pong 128 x 128, 4 stages") { check_every_stage<PingPongCfg<bfloat16, 128, 128, 4>>({300, 400, 200}); }
+  SECTION("clusters of 2 x 1") { check_every_stage<ClusterCfg<bfloat16, 128, 128, 4, 2, 1>>({300, 400, 200}); }
+  SECTION("not staged: f16 ping-pong 128 x 128, 5 stages (96 bytes short)") {
+    STATIC_REQUIRE(!gemm::sm90::Kernel<PingPongCfg<half, 128, 128, 5>>::stage_columns);
+    check_every_stage<PingPongCfg<half, 128, 128, 5>>({300, 400, 200});
+  }
 }
 
 // D wider and narrower than the operands: TMA stores 32 columns of 4 bytes (128-byte swizzle, two

@@ -2,9 +2,9 @@
 // loaded once per tile into shared memory and read there by the interior tiles' chain. Checked
 // against the host reference on shapes with interior tiles (the staged path) and edge tiles (the
 // global path), with many tiles per block (the copy is rewritten tile after tile), column-major D
-// (no TMA store, so no epilogue barrier of its own), split-K, swap_ab (not staged), tiles of fewer
-// than 128 columns, ping-pong and clusters; and a Config without room for the copy, which reads
-// the vectors from global memory.
+// (no TMA store, so no epilogue barrier of its own), split-K and swap_ab (not staged). Every
+// stage with the vectors staged (tiles of fewer than 128 columns, ping-pong, clusters) and a
+// Config without room for the copy are tested in test_gemm_sm90.cu, on the kernels it builds.
 #include "sm90_check.hpp"
 
 using namespace tessera;
@@ -34,6 +34,7 @@ TEST_CASE("sm90 GEMM stages the epilogue's column vectors where shared memory al
   STATIC_REQUIRE(staged<Sm90Cfg<bfloat16, 128, 128, 2, 4>>);     // AllStages: 3 vectors
   STATIC_REQUIRE(staged<PingPongCfg<bfloat16, 128, 128, 4>>);
   STATIC_REQUIRE(!staged<PingPongCfg<bfloat16, 128, 128, 5>>);    // 96 bytes short for AllStages' 3 KB
+  STATIC_REQUIRE(!staged<PingPongCfg<half, 128, 128, 5>>);
   STATIC_REQUIRE(!staged<Sm90Cfg<bfloat16, 128, 256, 2, 4>>);    // AllStages' 6 KB do not fit beside 4 stages
   STATIC_REQUIRE(Sm90Cfg<bfloat16, 128, 256, 2, 4>::smem_bytes == gemm::smem_bytes(Sm90Cfg<bfloat16, 128, 256, 2, 4>::spec));
   STATIC_REQUIRE(!staged<Sm90Cfg<bfloat16, 128, 256, 2, 4, ep::Identity>>);  // no vectors
@@ -55,17 +56,4 @@ TEST_CASE("sm90 GEMM bias + GELU with the bias staged, on interior and edge tile
     tessera::test::DeviceBuffer<bfloat16> d_bias(bias);
     tessera::test::GemmCheck<BiasGeluCfg>::run(cs, BiasGelu{{d_bias.get()}, {}}, BiasGelu{{bias.data()}, {}}, 11);
   }
-}
-
-// Every stage (three column vectors) on 300 x 400: interior tiles for 128-row tiles, the rest at
-// the edges.
-TEST_CASE("sm90 GEMM every epilogue stage with the column vectors staged", "[gpu][gemm][sm90][columns]") {
-  using tessera::test::check_every_stage;
-  SECTION("cooperative 128 x 128") { check_every_stage<Sm90Cfg<bfloat16, 128, 128, 2, 4>>({300, 400, 200, 2}); }
-  SECTION("cooperative 128 x 112: tiles of fewer columns than a consumer's threads") {
-    check_every_stage<Sm90Cfg<bfloat16, 128, 112, 2, 7>>({300, 400, 200});
-  }
-  SECTION("ping-pong 128 x 128, 4 stages") { check_every_stage<PingPongCfg<bfloat16, 128, 128, 4>>({300, 400, 200}); }
-  SECTION("clusters of 2 x 1") { check_every_stage<ClusterCfg<bfloat16, 128, 128, 4, 2, 1>>({300, 400, 200}); }
-  SECTION("not staged: 128 x 256, 4 stages") { check_every_stage<Sm90Cfg<bfloat16, 128, 256, 2, 4>>({300, 600, 200}); }
 }

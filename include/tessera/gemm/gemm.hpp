@@ -83,7 +83,8 @@ struct ProblemArguments {
   bool workspace_zeroed = false;
   // The order of the output tiles: groups of this many tile rows, each walked column by column,
   // so that the blocks running at once share A's rows and B's columns in L2 (with swap_ab, tile
-  // rows of D^T). 0: automatic (8).
+  // rows of D^T). 0: automatic (sm80: 8; sm90: as many rows as columns of D in the tiles that run
+  // at once, gemm::sm90::auto_raster_group).
   int raster_group = 0;
 };
 
@@ -474,6 +475,8 @@ class Gemm {
       return Status::not_supported("no cluster of " + std::to_string(cluster) + " blocks of this Config fits on the device; "
                                    "use ClusterShape<1, 1>");
     unsigned const blocks = unsigned(std::min<std::int64_t>(work, resident) * cluster);
+    if (args.raster_group == 0)
+      p.raster_group = sm90::auto_raster_group(int(blocks) / cluster, Cfg::BM, Cfg::BN, Cfg::cluster_m, Cfg::cluster_n);
     if (err == cudaSuccess) {
       err = arch::sm90::launch_with_cluster(kernel, dim3(blocks), dim3(Cfg::threads), Cfg::smem_bytes, stream, cluster, p);
       if (err == cudaSuccess) err = cudaGetLastError();

@@ -5,6 +5,7 @@
 // and inside padded_tiles(); tiles past the grid appear only to fill a cluster.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -64,4 +65,28 @@ TEST_CASE("the sm90 work grid covers every tile and K slice once", "[gemm][sm90]
       for (int kt = 0; kt < c.k_tiles; ++kt) REQUIRE(ks[std::size_t(kt)] == kt);  // each once, slices in order
     }
   }
+}
+
+// The automatic raster group: the tiles of `clusters` clusters in flight span about as many rows
+// of D as columns.
+TEST_CASE("the sm90 automatic raster group balances the rows and columns in flight", "[gemm][sm90][work]") {
+  using tessera::gemm::sm90::auto_raster_group;
+  // H100, 132 multiprocessors, 128 x 256 tiles: 16 x 128 rows against 132 / 16 x 256 columns.
+  STATIC_REQUIRE(auto_raster_group(132, 128, 256, 1, 1) == 16);
+  STATIC_REQUIRE(auto_raster_group(66, 128, 256, 2, 1) == 8);   // 8 x 256 rows, 66 / 8 x 256 columns
+  STATIC_REQUIRE(auto_raster_group(66, 128, 256, 1, 2) == 16);  // 16 x 128 rows, 66 / 16 x 512 columns
+  STATIC_REQUIRE(auto_raster_group(132, 128, 128, 1, 1) == 11);  // 11^2 = 121, 12^2 = 144 against 132
+  STATIC_REQUIRE(auto_raster_group(132, 64, 256, 1, 1) == 23);   // 23^2 = 529 against 528
+  STATIC_REQUIRE(auto_raster_group(1, 128, 256, 1, 1) == 1);
+  STATIC_REQUIRE(auto_raster_group(0, 128, 256, 1, 1) == 1);  // no cluster resident: still a valid group
+  for (int clusters = 1; clusters <= 264; ++clusters)
+    for (int bm : {64, 128})
+      for (int bn : {32, 64, 112, 128, 256}) {
+        int const g = auto_raster_group(clusters, bm, bn, 1, 1);
+        double const want = double(clusters) * bn / bm;  // g^2, ideally
+        REQUIRE(g >= 1);
+        // Nearest: neither neighbour's square is closer.
+        REQUIRE(std::abs(double(g) * g - want) <= std::abs(double(g + 1) * (g + 1) - want));
+        if (g > 1) REQUIRE(std::abs(double(g) * g - want) <= std::abs(double(g - 1) * (g - 1) - want));
+      }
 }

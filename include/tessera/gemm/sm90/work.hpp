@@ -10,6 +10,8 @@
 //   for (int w = first; w < g.total(); w += clusters) { WorkUnit const u = g.unit(w, rank_m, rank_n); ... }
 #pragma once
 
+#include <cstdint>
+
 #include "tessera/core/config.hpp"
 #include "tessera/gemm/raster.hpp"
 
@@ -21,6 +23,23 @@ struct WorkUnit {
   int batch, slice, kt0, kt1;
   int tile_id;  // among all tiles (padded to whole clusters) of all batch entries: split-K's slots
 };
+
+// The automatic raster group (Arguments::raster_group = 0), in cluster tiles: the group of g
+// cluster-tile rows that `clusters` clusters walk at once spans g * cluster_m * bm rows of D and
+// about clusters / g * cluster_n * bn columns; g is picked to make the two equal, so that the
+// tiles in flight read as few distinct rows of A and columns of B as they can. The H100, 132
+// multiprocessors, 128 x 256 tiles: 16 (no cluster, 1 x 2), 8 (2 x 1). A fixed 8 made clusters
+// of 1 x 2 read 2.7 times the DRAM bytes at 8192^3 and run 6-13% slower (docs/performance.md).
+TESSERA_HD constexpr int auto_raster_group(int clusters, int bm, int bn, int cluster_m, int cluster_n) {
+  std::int64_t const rows = std::int64_t(cluster_m) * bm, cols = std::int64_t(clusters) * cluster_n * bn;
+  int best = 1;
+  for (int g = 2; std::int64_t(g - 1) * (g - 1) * rows <= cols; ++g) {
+    // g * g * rows against cols: the g whose square is nearest clusters * cluster_n * bn / (cluster_m * bm).
+    std::int64_t const d = std::int64_t(g) * g * rows - cols, d_best = std::int64_t(best) * best * rows - cols;
+    if ((d < 0 ? -d : d) < (d_best < 0 ? -d_best : d_best)) best = g;
+  }
+  return best;
+}
 
 struct WorkGrid {
   int tiles_m, tiles_n, batch_count;

@@ -10,3 +10,8 @@ JOBS=${JOBS:-$(nproc)}
 has_gpu() {
   command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU
 }
+
+# Google Benchmark flags every bench run takes: the repetitions of all the selected benchmarks run
+# in a random order, so that the implementations compared in one problem see the device's drift
+# (clocks, temperature) alike instead of one after the other.
+BENCH_ARGS=(--benchmark_enable_random_interleaving=true)

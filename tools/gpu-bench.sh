@@ -13,6 +13,6 @@ cmake --preset gpu -B "$build" > "$out/bench-build.log" 2>&1
 bench=${BENCH:-bench_gemm_sm80}
 cmake --build "$build" -j "${JOBS:-16}" --target "$bench" tessera-perf-report >> "$out/bench-build.log" 2>&1 ||
   { tail -30 "$out/bench-build.log"; exit 1; }
-"$build/bench/$bench" --benchmark_filter="${1:-.}" --benchmark_out="$out/$bench.json" \
+"$build/bench/$bench" "${BENCH_ARGS[@]}" --benchmark_filter="${1:-.}" --benchmark_out="$out/$bench.json" \
   --benchmark_out_format=json > "$out/bench.txt" 2>&1 || { tail -20 "$out/bench.txt"; exit 1; }
 "$build/tools/tessera-perf-report" "$out/$bench.json" | sed -n '/^|/p'

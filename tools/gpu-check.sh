@@ -67,7 +67,7 @@ for bench in "$build"/bench/bench_*; do
   name=$(basename "$bench")
   # The headline problems by default, so that the whole check fits in one 10-minute device call;
   # BENCH_FILTER='.' runs everything (or use tools/gpu-bench.sh for the long sweeps).
-  if "$bench" --benchmark_filter="${BENCH_FILTER:-(convert|copy|peak|m:(4096|8192)/n:(4096|8192)/k:(4096|8192))}" \
+  if "$bench" "${BENCH_ARGS[@]}" --benchmark_filter="${BENCH_FILTER:-(convert|copy|peak|m:(4096|8192)/n:(4096|8192)/k:(4096|8192))}" \
        --benchmark_out="$out/$name.json" --benchmark_out_format=json > "$build/$name.txt" 2>&1; then
     jsons+=("$out/$name.json")
     note "bench $name: ok"

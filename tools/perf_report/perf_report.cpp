@@ -8,6 +8,7 @@
 // reference such as a copy), and the ratio is the other's median time over ours (> 1: we are faster).
 // Only the median aggregate of each benchmark is read.
 #include <cstdio>
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -44,8 +45,18 @@ File read(std::string const& path) {
   f.path = path;
   f.device = j["context"].value("device", std::string("unknown device"));
   f.date = j["context"].value("date", std::string());
-  for (auto const& b : j["benchmarks"]) {
-    if (b.value("aggregate_name", std::string()) != "median") continue;
+  // The medians in the benchmarks' registration order (family, then instance): the order they run
+  // in without random interleaving, whatever order they ran in (the benches interleave them).
+  std::vector<nlohmann::json> medians;
+  for (auto const& b : j["benchmarks"])
+    if (b.value("aggregate_name", std::string()) == "median") medians.push_back(b);
+  std::stable_sort(medians.begin(), medians.end(), [](nlohmann::json const& x, nlohmann::json const& y) {
+    auto key = [](nlohmann::json const& b) {
+      return std::pair{b.value("family_index", 0), b.value("per_family_instance_index", 0)};
+    };
+    return key(x) < key(y);
+  });
+  for (auto const& b : medians) {
     std::string name = b.value("run_name", b.value("name", std::string()));
     // "<problem>/<implementation>[/arg:value...][/repeats:N][/manual_time]": the runner's suffixes
     // are dropped, the arguments stay with the problem.

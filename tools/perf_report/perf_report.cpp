@@ -7,8 +7,8 @@
 // "tessera" is compared with every other one measured in the same binary (the vendor library, or a
 // reference such as a copy), and the ratio is the other's median time over ours (> 1: we are faster).
 // Only the median aggregate of each benchmark is read.
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>

@@ -3,6 +3,8 @@
 // cooperative and ping-pong, every epilogue stage on NT (the epilogue works on the accumulators,
 // whatever the operands' layouts; the 13-stage chain is the costliest code to compile); a cluster
 // of two multicasting the MN-major operand (B in NT and TT, A in NN) in 64-row blocks.
+#include <type_traits>
+
 #include "sm90_check.hpp"
 
 using namespace tessera;
@@ -14,18 +16,12 @@ namespace {
 // Cluster: a cluster of two sharing the MN-major operand's tile in 64-row blocks.
 template <class LA, class LB, class Cluster, bool EveryStage>
 void layout_suite() {
-  if constexpr (EveryStage) {
-    all_shapes<Sm90Cfg<bfloat16, 128, 128, 2, 4, AllStages, gemm::Cooperative, LA, LB>>();
-  } else {
-    for (auto const& cs : sm90_cases())
-      tessera::test::GemmCheck<Sm90Cfg<bfloat16, 128, 128, 2, 4, epilogue::Identity, gemm::Cooperative, LA, LB>>::run(cs);
-  }
-  for (auto const& cs : sm90_cases())
-    tessera::test::GemmCheck<Sm90Cfg<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, LA, LB>>::run(cs);
-  for (auto const& cs : sm90_cases())
-    tessera::test::GemmCheck<Sm90Cfg<bfloat16, 128, 128, 2, 5, epilogue::Identity, gemm::PingPong, LA, LB>>::run(cs);
-  for (auto const& cs : sm90_cases())
-    tessera::test::GemmCheck<Sm90Cfg<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, LA, LB, Cluster>>::run(cs);
+  using Epi = std::conditional_t<EveryStage, AllStages, epilogue::Identity>;
+  if constexpr (EveryStage) all_shapes<Sm90Cfg<bfloat16, 128, 128, 2, 4, Epi, gemm::Cooperative, LA, LB>>();
+  else shapes<Sm90Cfg<bfloat16, 128, 128, 2, 4, Epi, gemm::Cooperative, LA, LB>>();
+  shapes<Sm90Cfg<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, LA, LB>>();
+  shapes<Sm90Cfg<bfloat16, 128, 128, 2, 5, epilogue::Identity, gemm::PingPong, LA, LB>>();
+  shapes<Sm90Cfg<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, LA, LB, Cluster>>();
 }
 
 }  // namespace

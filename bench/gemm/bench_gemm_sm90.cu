@@ -56,10 +56,14 @@ using Bf16BiasGelu = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, Colu
 // its own, or the M = 64 ones win.) N = K = 14336: 112-column tiles with B loaded without an L2
 // hint (2026-11-22, same-call probe with the bench's flush: evict-first 156.7 / 156.2 / 160.6 us
 // at M = 1 / 64 / 128 against 153.6 / 151.2 / 153.9 without). M = 128, N = K = 4096: 128 x 64
-// (B in one tile row, read once), faster than 64 x 64 in the 2026-11-22 runs of 5c08fbe and 138b673.
+// (B in one tile row, read once), faster than 64 x 64 in the 2026-11-22 runs of 5c08fbe and 138b673,
+// and unsplit: its 64 tiles leave 68 multiprocessors idle, yet the automatic split in two (128
+// units, the partial sums through global memory) ran slower (same-call probe, 5 rounds of 11
+// flushed launches, medians, us: unsplit 21.8, split 23.6, cuBLAS 22.8; at K = 14336 the split
+// stays ahead: 56.2 against 60.5).
 constexpr gemm::TunedEntry decode_entry(int m, int n, int k, gemm::ConfigSpec spec, bool swap, double us,
-                                        gemm::L2Hint hint_b = gemm::L2Hint::kAuto) {
-  return gemm::TunedEntry{m, n, k, spec, swap, us, gemm::L2Hint::kAuto, hint_b};
+                                        gemm::L2Hint hint_b = gemm::L2Hint::kAuto, int split_k = 0) {
+  return gemm::TunedEntry{m, n, k, spec, swap, us, gemm::L2Hint::kAuto, hint_b, split_k};
 }
 inline constexpr gemm::TunedTable<14> decode_table{{
     decode_entry(1, 4096, 4096, Bf16DecodeSwap64::spec, true, 21.3),
@@ -70,7 +74,7 @@ inline constexpr gemm::TunedTable<14> decode_table{{
     decode_entry(64, 4096, 14336, Bf16Decode32::spec, false, 51.3),
     decode_entry(64, 14336, 4096, Bf16Decode64::spec, false, 50.7),
     decode_entry(64, 14336, 14336, Bf16Decode112::spec, false, 151.2, gemm::L2Hint::kNormal),
-    decode_entry(128, 4096, 4096, Bf16Decode128x64::spec, false, 21.9),
+    decode_entry(128, 4096, 4096, Bf16Decode128x64::spec, false, 21.8, gemm::L2Hint::kAuto, 1),
     decode_entry(128, 4096, 14336, Bf16Decode128x64::spec, false, 55.5),
     decode_entry(128, 14336, 4096, Bf16Decode128x64::spec, false, 52.3),
     decode_entry(128, 14336, 14336, Bf16Decode128x112::spec, false, 153.9, gemm::L2Hint::kNormal),

@@ -96,6 +96,30 @@ TEST_CASE("Tuned applies an entry's L2 hints where the caller left them automati
   CHECK(H::entry_arguments<0>(args).l2_hint_b == gemm::L2Hint::kEvictFirst);
 }
 
+// An entry's K split applies where the caller asked for the automatic one (split_k = 0); a
+// caller's own split stays, and an entry without one (0) leaves the automatic choice.
+using Split = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float, gemm::BlockTile<128, 64, 64>,
+                           gemm::Warpgroups<2>, gemm::Stages<8>>;
+inline constexpr gemm::TunedTable<2> split{{gemm::TunedEntry{128, 4096, 4096, Split::spec, false, 21.8, gemm::L2Hint::kAuto,
+                                                             gemm::L2Hint::kAuto, 1},
+                                            gemm::TunedEntry{128, 4096, 14336, Split::spec, false, 56.2}}};
+
+TEST_CASE("Tuned applies an entry's K split where the caller left it automatic", "[tuned]") {
+  using S = gemm::Tuned<split>;
+  S::Arguments args{};
+  args.split_k = 0;
+  CHECK(S::entry_arguments<0>(args).split_k == 1);
+  CHECK(S::entry_arguments<1>(args).split_k == 0);
+  args.split_k = 3;
+  CHECK(S::entry_arguments<0>(args).split_k == 3);
+  // With the entry's split of 1 the problem needs no split-K workspace.
+  args = S::Arguments{};
+  args.m = 128;
+  args.n = args.k = 4096;
+  args.split_k = 0;
+  CHECK(gemm::Gemm<Split>::workspace_size(S::entry_arguments<0>(args)) == 0);
+}
+
 TEST_CASE("Tuned runs a hinted 64 x 112 entry", "[tuned][gpu]") {
   test::require_gpu();
   using H = gemm::Tuned<hinted>;

@@ -8,9 +8,9 @@
 //   if (Status s = G::run(args, workspace, stream); !s) ... s.message()
 //
 // Each entry is a profiled problem (M, N, K), its winning ConfigSpec, whether it ran with swap_ab
-// and, optionally, the L2 hints it ran with. A problem runs with the entry nearest to it (distance
-// over log2 M, N, K) among those whose Config can implement it; every entry's Config is
-// instantiated with the given epilogue.
+// and, optionally, the L2 hints and K split it ran with. A problem runs with the entry nearest to
+// it (distance over log2 M, N, K) among those whose Config can implement it; every entry's Config
+// is instantiated with the given epilogue.
 // tessera-header: cuda-only
 #pragma once
 
@@ -38,6 +38,9 @@ struct TunedEntry {
   // The L2 hints of A's and B's loads it won with (sm90; gemm/l2_hint.hpp): they replace the
   // Arguments' hints where those are kAuto. The profiler leaves them kAuto.
   L2Hint l2_hint_a = L2Hint::kAuto, l2_hint_b = L2Hint::kAuto;
+  // The K split it won with (0: the automatic one): it replaces Arguments::split_k where that is
+  // 0 (automatic). The profiler leaves it 0.
+  int split_k = 0;
 };
 
 template <int N>
@@ -108,13 +111,15 @@ class Tuned {
     return visit(i, [&]<int I>() { return Gemm<Cfg<I>>{}.run(entry_arguments<I>(args), workspace, stream); });
   }
 
-  // The arguments as entry I runs them: its swap_ab, and its L2 hints where the caller left kAuto.
+  // The arguments as entry I runs them: its swap_ab, and its L2 hints and K split where the
+  // caller left them automatic (kAuto, split_k = 0).
   template <int I>
   static Arguments entry_arguments(Arguments args) {
     constexpr TunedEntry const& e = Table.entries[I];
     if (e.swap_ab) args.swap_ab = true;
     if (args.l2_hint_a == L2Hint::kAuto) args.l2_hint_a = e.l2_hint_a;
     if (args.l2_hint_b == L2Hint::kAuto) args.l2_hint_b = e.l2_hint_b;
+    if (args.split_k == 0) args.split_k = e.split_k;
     return args;
   }
 

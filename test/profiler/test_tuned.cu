@@ -112,11 +112,19 @@ TEST_CASE("Tuned applies an entry's K split where the caller left it automatic",
   CHECK(S::entry_arguments<1>(args).split_k == 0);
   args.split_k = 3;
   CHECK(S::entry_arguments<0>(args).split_k == 3);
-  // With the entry's split of 1 the problem needs no split-K workspace.
-  args = S::Arguments{};
+}
+
+// The entry's split reaches the GEMM: 4 output tiles with a long K are split automatically on any
+// GPU (a float workspace for the partial sums), and not under the entry that won unsplit.
+TEST_CASE("Tuned runs an entry's K split in place of the automatic one", "[tuned][gpu]") {
+  test::require_gpu();
+  using S = gemm::Tuned<split>;
+  S::Arguments args{};
   args.m = 128;
-  args.n = args.k = 4096;
+  args.n = 256;
+  args.k = 4096;
   args.split_k = 0;
+  CHECK(gemm::Gemm<Split>::workspace_size(S::entry_arguments<1>(args)) > 0);
   CHECK(gemm::Gemm<Split>::workspace_size(S::entry_arguments<0>(args)) == 0);
 }
 

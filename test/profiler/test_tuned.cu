@@ -114,9 +114,10 @@ TEST_CASE("Tuned applies an entry's K split where the caller left it automatic",
   CHECK(S::entry_arguments<0>(args).split_k == 3);
 }
 
-// The entry's split reaches the GEMM: 4 output tiles with a long K are split automatically on any
-// GPU (a float workspace for the partial sums), and not under the entry that won unsplit.
-TEST_CASE("Tuned runs an entry's K split in place of the automatic one", "[tuned][gpu]") {
+// The entry's split reaches the GEMM's sizing: 4 output tiles with a long K are split
+// automatically on any GPU (a float workspace for the partial sums), and not under the entry that
+// won unsplit. (This case sizes the workspace and launches nothing; the bench's decode rows run it.)
+TEST_CASE("Tuned sizes the GEMM with an entry's K split in place of the automatic one", "[tuned][gpu]") {
   test::require_gpu();
   using S = gemm::Tuned<split>;
   S::Arguments args{};

@@ -494,6 +494,31 @@ struct Kernel {
     }
   }
 
+  // The epilogue's staging protocol. A consumer's Buffers staging buffers form a ring that its
+  // tiles' chunks go through in groups of staging_group(Interior) chunks; thread 0 stores each
+  // group with TMA, one bulk group per chunk group. The invariant: a buffer is written only once
+  // every TMA store that read it has finished reading (cp.async.bulk.wait_group.read), which each
+  // size of group keeps in its own way:
+  //   - where the buffers hold one group (Sets = 1), thread 0 waits for all earlier stores before
+  //     a group is staged, behind a barrier of its own: nothing is assumed of what came before;
+  //   - where they hold two or more, the wait rides on the previous group's publishing barrier
+  //     (its stores aside, at most Sets - 2 groups still read), which frees the buffers of the
+  //     group Sets back: this assumes that the groups before were of the same size.
+  // The interior and the general epilogue can group differently (four chunks against two for
+  // 128- and 256-wide tiles of 16-bit D), and a block runs them in any order. So an epilogue of
+  // two sets or more whose other form groups differently starts with the one-set wait: after an
+  // interior tile's last group of four (buffers 0-3, its stores in flight), an edge tile's first
+  // group of two would otherwise overwrite buffers 0-1 while TMA reads them -- the race of issue
+  // 29 (wrong, run-to-run different outputs in the tiles just before the last tile column).
+  // Sizes: four chunks of packed 16-bit outputs take 32 registers; interior tiles evaluate four at
+  // a time (the best on the H100 for bias + GELU), the general epilogue, which needs more
+  // registers, two, and a consumer with two row halves (ping-pong) stages each chunk as soon as it
+  // is evaluated.
+  TESSERA_HD static constexpr int staging_group(bool interior) {
+    constexpr int chunks = BN / EpiCols;
+    return Buffers >= 4 && MHalves == 1 && interior && chunks % 4 == 0 ? 4 : Buffers >= 4 && chunks % 2 == 0 ? 2 : 1;
+  }
+
   // Interior: a tile inside D of a GEMM without swap_ab and amax; else both are read at run
   // time and outputs are checked against D's bounds. Scaled: the accumulators are multiplied by
   // scale_a * scale_b (and scale_d after the chain); an Interior tile of the identity chain whose
@@ -540,21 +565,22 @@ struct Kernel {
     };
     // To D in groups of Group chunks: the chain runs over a group's outputs with nothing between
     // them (a bias's loads all in flight), each chunk goes to a staging buffer (stmatrix), one
-    // barrier publishes the group and one thread stores its chunks with TMA. Where the buffers hold
-    // two groups or more, the stores of group g - 1 have finished reading theirs before the barrier
-    // of group g (group g + 1 writes them next); where they hold one group, its chunks wait for the
-    // previous group's stores (a second barrier) before they are staged. Four chunks of packed
-    // 16-bit outputs take 32 registers: interior tiles evaluate four at a time (the best on the
-    // H100 for bias + GELU), the general epilogue, which needs more registers, two, and a consumer
-    // with two row halves (ping-pong) one.
+    // barrier publishes the group and one thread stores its chunks with TMA (see staging_group for
+    // the sizes and for the rule that keeps a buffer from being written while a store reads it).
     // Where D is not stored with TMA, the threads store each chunk themselves.
     constexpr int Chunks = BN / EpiCols;
-    constexpr int Group = Buffers >= 4 && MHalves == 1 && Interior && Chunks % 4 == 0 ? 4
-                          : Buffers >= 4 && Chunks % 2 == 0                        ? 2
-                                                                                   : 1;
+    constexpr int Group = staging_group(Interior);
     constexpr bool batched = MHalves == 1;  // else each chunk is staged once evaluated (two row halves' registers)
     constexpr int Sets = Buffers / Group;  // groups the buffers hold
     static_assert(Buffers % Group == 0 && Sets >= 1, "gemm::sm90: the staging buffers must hold whole groups of chunks");
+    // The previous tile's epilogue may have staged in groups of another size: its last stores may
+    // still read any buffer (see staging_group), so this one waits for them before it stages.
+    if constexpr (Sets >= 2 && staging_group(!Interior) != Group) {
+      if (p.tma_d) {
+        if (thread == 0) arch::sm90::tma_store_wait_read<0>();
+        arch::sm90::named_barrier_sync(2 + c, 128);
+      }
+    }
     // A chunk's buffer: where a tile's chunks fill the buffers a whole number of times, each tile
     // starts at buffer 0 and the index is known at compile time (no address arithmetic).
     auto const buffer = [&](int ch) {

@@ -280,6 +280,35 @@ inline char const* const kStageNames[] = {"LinearCombination", "Bias<PerRow>", "
                                           "ScaleShift<PerColumn>", "ResidualAdd", "Relu", "GeluTanh", "GeluErf",
                                           "Silu", "Sigmoid", "Clamp", "ConvertTo<half>"};
 
+// The data AllStages' stages read: C and the residual (M x N row-major per batch entry, `mn`
+// apart), a bias / scale and a shift per row and per column.
+struct AllStagesData {
+  float const *c, *row_a, *row_b, *col_a, *col_b, *residual;
+  int n;
+  std::int64_t mn;
+};
+
+// AllStages on `data` with stage i on where on(i): LinearCombination 0.75 x + -0.5 C, the row
+// and column vectors as bias (a) and as scale (a) and shift (b), Clamp to [-0.25, 0.5].
+template <class On>
+AllStages all_stages_chain(AllStagesData const& data, On&& on) {
+  AllStages e;
+  get<0>(e.stages) = {{0.75f, -0.5f, ep::MatrixRef<float>::row_major(data.c, data.n, data.mn)}, on(0)};
+  get<1>(e.stages) = {{data.row_a}, on(1)};
+  get<2>(e.stages) = {{data.col_a}, on(2)};
+  get<3>(e.stages) = {{data.row_a, data.row_b}, on(3)};
+  get<4>(e.stages) = {{data.col_a, data.col_b}, on(4)};
+  get<5>(e.stages) = {{ep::MatrixRef<float>::row_major(data.residual, data.n, data.mn)}, on(5)};
+  get<6>(e.stages).enabled = on(6);
+  get<7>(e.stages).enabled = on(7);
+  get<8>(e.stages).enabled = on(8);
+  get<9>(e.stages).enabled = on(9);
+  get<10>(e.stages).enabled = on(10);
+  get<11>(e.stages) = {{-0.25f, 0.5f}, on(11)};
+  get<12>(e.stages).enabled = on(12);
+  return e;
+}
+
 // Runs `cs` once per stage (that stage alone) and once with every stage on, with the per-tensor
 // scales `sc` (sm90).
 template <class Cfg>
@@ -294,26 +323,12 @@ void check_every_stage(GemmCase const& cs, Scales const& sc = {}) {
   int const m = cs.m, n = cs.n;
   auto const row_a = vec(m), row_b = vec(m), col_a = vec(n), col_b = vec(n), c = vec(m * n * cs.batch), r = vec(m * n * cs.batch);
   DeviceBuffer<float> d_row_a(row_a), d_row_b(row_b), d_col_a(col_a), d_col_b(col_b), d_c(c), d_r(r);
-  // Fills the chain with either the device or the host copies of the data.
+  // The chain on either the device or the host copies of the data.
   auto make = [&](bool device, int only) {
-    AllStages e;
     auto pick = [&](DeviceBuffer<float>& d, std::vector<float> const& h) { return device ? d.get() : h.data(); };
-    auto on = [&](int i) { return only < 0 || only == i; };
-    std::int64_t const mn = std::int64_t(m) * n;
-    get<0>(e.stages) = {{0.75f, -0.5f, ep::MatrixRef<float>::row_major(pick(d_c, c), n, mn)}, on(0)};
-    get<1>(e.stages) = {{pick(d_row_a, row_a)}, on(1)};
-    get<2>(e.stages) = {{pick(d_col_a, col_a)}, on(2)};
-    get<3>(e.stages) = {{pick(d_row_a, row_a), pick(d_row_b, row_b)}, on(3)};
-    get<4>(e.stages) = {{pick(d_col_a, col_a), pick(d_col_b, col_b)}, on(4)};
-    get<5>(e.stages) = {{ep::MatrixRef<float>::row_major(pick(d_r, r), n, mn)}, on(5)};
-    get<6>(e.stages).enabled = on(6);
-    get<7>(e.stages).enabled = on(7);
-    get<8>(e.stages).enabled = on(8);
-    get<9>(e.stages).enabled = on(9);
-    get<10>(e.stages).enabled = on(10);
-    get<11>(e.stages) = {{-0.25f, 0.5f}, on(11)};
-    get<12>(e.stages).enabled = on(12);
-    return e;
+    return all_stages_chain(AllStagesData{pick(d_c, c), pick(d_row_a, row_a), pick(d_row_b, row_b), pick(d_col_a, col_a),
+                                          pick(d_col_b, col_b), pick(d_r, r), n, std::int64_t(m) * n},
+                            [&](int i) { return only < 0 || only == i; });
   };
   for (int s = -1; s < kAllStagesCount; ++s) {
     INFO("epilogue: " << (s < 0 ? "every stage" : kStageNames[s]));

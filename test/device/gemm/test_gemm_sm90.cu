@@ -6,15 +6,26 @@
 // shared memory and read from global. Operands TMA cannot read (misaligned, rows
 // not 16 bytes apart) and unsupported split-K are refused with a message, and nothing is
 // written. The other layouts: test_gemm_sm90_layouts.cu.
+#include "fuzz.hpp"
 #include "sm90_check.hpp"
 
 using namespace tessera;
 using namespace tessera::test::sm90;
+using tessera::test::DeviceCase;
+
+namespace {
+using F32D = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, float, float, gemm::BlockTile<128, 128, 64>,
+                          gemm::Warpgroups<2>, gemm::Stages<4>>;
+using I8D = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, std::int8_t, float, gemm::BlockTile<128, 256, 64>,
+                         gemm::Warpgroups<2>, gemm::Stages<4>>;
+// The README's Config.
+using Readme = Sm90Cfg<bfloat16, 128, 256, 2, 4, epilogue::Identity>;
+}  // namespace
 
 TEST_CASE("sm90 GEMM bf16 TN on odd shapes, every epilogue stage", "[gpu][gemm][sm90][bf16]") {
   SECTION("128 x 128 tiles, 2 consumer warpgroups, 4 stages") { all_shapes<Sm90Cfg<bfloat16, 128, 128, 2, 4>>(); }
   SECTION("128 x 256 tiles, 2 consumer warpgroups, 4 stages") {
-    for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<Sm90Cfg<bfloat16, 128, 256, 2, 4, epilogue::Identity>>::run(cs);
+    for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<Readme>::run(cs);
   }
   SECTION("ping-pong, 128 x 128 tiles, 4 stages") { all_shapes<PingPongCfg<bfloat16, 128, 128, 4>>(); }
   SECTION("ping-pong, 64 x 256 tiles, 4 stages") {
@@ -76,15 +87,11 @@ TEST_CASE("sm90 GEMM every epilogue stage with the column vectors staged", "[gpu
 // D wider and narrower than the operands: TMA stores 32 columns of 4 bytes (128-byte swizzle, two
 // staging buffers) and of 1 byte (32-byte swizzle, pairs written by each thread).
 TEST_CASE("sm90 GEMM bf16 TN into float and int8 D", "[gpu][gemm][sm90][bf16]") {
-  using F32 = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, float, float, gemm::BlockTile<128, 128, 64>,
-                           gemm::Warpgroups<2>, gemm::Stages<4>>;
-  using I8 = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, std::int8_t, float,
-                          gemm::BlockTile<128, 256, 64>, gemm::Warpgroups<2>, gemm::Stages<4>>;
   SECTION("float D") {
-    for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<F32>::run(cs);
+    for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<F32D>::run(cs);
   }
   SECTION("int8 D (saturating; a float result may round to the neighbouring integer)") {
-    for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<I8>::run(cs, {}, {}, 1, 1.0);
+    for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<I8D>::run(cs, {}, {}, 1, 1.0);
   }
   SECTION("float D, 64 x 112 tiles (16-column chunks of 64-byte rows)") {
     using F32N112 = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, float, float, gemm::BlockTile<64, 112, 64>,
@@ -128,4 +135,72 @@ TEST_CASE("sm90 GEMM refuses operands TMA cannot read, with the fix", "[gpu][gem
   TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
   auto const after = d.to_host();
   CHECK(std::memcmp(after.data(), poison.data(), after.size() * sizeof(bfloat16)) == 0);  // nothing written
+}
+
+// Stress (fuzz.hpp, stress_cases): grids of thousands to tens of thousands of tiles, each problem
+// run three times, bit for bit against the first run and the first against the device
+// reference, D poisoned before each. Issue 29's race (an edge tile's staging after an interior
+// tile's stores) showed on the first three shapes of stress_cases().
+TEST_CASE("sm90 GEMM stress: the README's Config (cooperative 128 x 256, TMA store)", "[gpu][gemm][sm90][stress]") {
+  tessera::test::stress<Readme>(tessera::test::stress_cases(), 3);
+}
+
+TEST_CASE("sm90 GEMM stress: cooperative 128 x 128, bias (column vectors staged) + GELU", "[gpu][gemm][sm90][stress]") {
+  using Cfg = Sm90Cfg<bfloat16, 128, 128, 2, 4>;
+  STATIC_REQUIRE(gemm::sm90::Kernel<Cfg>::stage_columns);
+  // A random per-column bias as wide as the widest N of the shapes, and GELU.
+  std::vector<float> bias(1000000);
+  std::mt19937 rng(5);
+  for (auto& x : bias) x = tessera::test::random_value<float>(rng);
+  tessera::test::DeviceBuffer<float> d_bias(bias);
+  Cfg::Epilogue epi{};
+  get<2>(epi.stages) = {{d_bias.get()}, true};
+  get<7>(epi.stages).enabled = true;
+  tessera::test::stress<Cfg>(tessera::test::stress_cases(), 3, epi);
+}
+
+TEST_CASE("sm90 GEMM stress: ping-pong", "[gpu][gemm][sm90][stress]") {
+  using tessera::test::stress, tessera::test::stress_cases;
+  SECTION("64 x 256") { stress<PingPongCfg<bfloat16, 64, 256, 4, epilogue::Identity>>(stress_cases(), 3); }
+  SECTION("128 x 128") { stress<PingPongCfg<bfloat16, 128, 128, 4>>(stress_cases(), 3); }
+}
+
+TEST_CASE("sm90 GEMM stress: clusters", "[gpu][gemm][sm90][stress]") {
+  using tessera::test::stress, tessera::test::stress_cases;
+  SECTION("2 x 1, 128 x 128") { stress<ClusterCfg<bfloat16, 128, 128, 4, 2, 1>>(stress_cases(), 3); }
+  SECTION("1 x 2, 128 x 256") { stress<ClusterCfg<bfloat16, 128, 256, 4, 1, 2, epilogue::Identity>>(stress_cases(), 3); }
+}
+
+TEST_CASE("sm90 GEMM stress: float D (two staging buffers)", "[gpu][gemm][sm90][stress]") {
+  tessera::test::stress<F32D>(tessera::test::stress_cases(), 3);
+}
+
+// The persistent kernel's reuse of its stages and staging buffers under compute-sanitizer
+// (tools/gpu-check.sh runs racecheck and synccheck on this case alone): every block takes about
+// three tiles, interior tiles followed by edge tiles; the host reference.
+TEST_CASE("sm90 GEMM persistent reuse: several tiles a block", "[gpu][gemm][sm90][persistent]") {
+  tessera::test::GemmCheck<Readme>::run({1536, 8000, 128});
+  tessera::test::GemmCheck<Sm90Cfg<bfloat16, 128, 128, 2, 4>>::run({2048, 3100, 64});
+}
+
+// Problems with more than 2^31 elements in A, B or D.
+TEST_CASE("sm90 GEMM with 64-bit offsets: A, B or D over 2^31 elements", "[gpu][gemm][sm90][large]") {
+  tessera::test::stress<Readme>(tessera::test::large_cases(), 3);
+}
+
+// The fuzz (fuzz.hpp): random problems per Config from a fixed seed.
+TEST_CASE("sm90 GEMM fuzz: bf16 and f16 TN, every schedule, random epilogues", "[gpu][gemm][sm90][fuzz]") {
+  using tessera::test::fuzz;
+  fuzz<Sm90Cfg<bfloat16, 128, 128, 2, 4>>("sm90.bf16.tn.128x128.all_stages", 300);
+  fuzz<Readme>("sm90.bf16.tn.128x256", 300);
+  fuzz<PingPongCfg<bfloat16, 128, 128, 4>>("sm90.bf16.tn.pingpong.128x128.all_stages", 200);
+  fuzz<PingPongCfg<bfloat16, 64, 256, 4, epilogue::Identity>>("sm90.bf16.tn.pingpong.64x256", 100);
+  fuzz<Sm90Cfg<bfloat16, 64, 128, 1, 2, epilogue::Identity>>("sm90.bf16.tn.64x128.one_consumer", 100);
+  fuzz<Sm90Cfg<bfloat16, 128, 112, 2, 7>>("sm90.bf16.tn.128x112.all_stages", 100);
+  fuzz<ClusterCfg<bfloat16, 128, 128, 4, 2, 1>>("sm90.bf16.tn.cluster2x1.all_stages", 200);
+  fuzz<ClusterCfg<bfloat16, 128, 256, 4, 1, 2, epilogue::Identity>>("sm90.bf16.tn.cluster1x2.128x256", 100);
+  fuzz<Sm90Cfg<half, 128, 128, 2, 4>>("sm90.f16.tn.128x128.all_stages", 200);
+  fuzz<PingPongCfg<half, 128, 128, 5>>("sm90.f16.tn.pingpong.all_stages", 100);
+  fuzz<F32D>("sm90.bf16.tn.float_d", 100);
+  fuzz<I8D>("sm90.bf16.tn.int8_d", 100);
 }

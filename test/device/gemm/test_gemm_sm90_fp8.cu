@@ -3,6 +3,7 @@
 // epilogue stage on one configuration, ping-pong; e4m3 D with per-tensor scales for A, B and D
 // and the amax output, bf16 D with scales around every epilogue stage; scales refused by the sm80
 // kernel with the fix.
+#include "fuzz.hpp"
 #include "sm90_check.hpp"
 
 using namespace tessera;
@@ -60,4 +61,13 @@ TEST_CASE("scales and amax are refused by the sm80 kernel", "[gpu][gemm][sm90][f
   INFO(s.message());
   CHECK_FALSE(s.ok());
   CHECK_THAT(s.message(), Catch::Contains("LinearCombination"));
+}
+
+// The fuzz (fuzz.hpp): fp8 operands into bf16 and e4m3 D, random scales and amax.
+TEST_CASE("sm90 GEMM fp8 fuzz", "[gpu][gemm][sm90][fp8][fuzz]") {
+  using tessera::test::fuzz;
+  fuzz<Fp8Cfg<float8_e4m3, float8_e4m3, bfloat16, 128, 128, 4, AllStages>>("sm90.e4m3.tn.128x128.all_stages", 200);
+  fuzz<Fp8Cfg<float8_e4m3, float8_e4m3, bfloat16, 128, 256, 4>>("sm90.e4m3.tn.128x256", 100);
+  fuzz<Fp8Cfg<float8_e5m2, float8_e4m3, bfloat16, 128, 128, 4, epilogue::Identity, gemm::PingPong>>("sm90.e5m2xe4m3.pingpong", 100);
+  fuzz<Fp8Cfg<float8_e4m3, float8_e4m3, float8_e4m3, 128, 256, 4>>("sm90.e4m3.tn.e4m3_d", 100);
 }

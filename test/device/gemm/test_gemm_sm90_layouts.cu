@@ -5,6 +5,7 @@
 // of two multicasting the MN-major operand (B in NT and TT, A in NN) in 64-row blocks.
 #include <type_traits>
 
+#include "fuzz.hpp"
 #include "sm90_check.hpp"
 
 using namespace tessera;
@@ -34,3 +35,13 @@ TEST_CASE("sm90 GEMM bf16 NT, NN, TT on odd shapes", "[gpu][gemm][sm90][bf16][la
   SECTION("TT (A row-major, B row-major)") { layout_suite<RowMajor, RowMajor, gemm::ClusterShape<2, 1>, false>(); }
 }
 
+
+// The fuzz (fuzz.hpp) of the MN-major layouts: the Configs of layout_suite.
+TEST_CASE("sm90 GEMM bf16 NT, NN, TT fuzz", "[gpu][gemm][sm90][bf16][layouts][fuzz]") {
+  using tessera::test::fuzz;
+  fuzz<Sm90Cfg<bfloat16, 128, 128, 2, 4, AllStages, gemm::Cooperative, ColumnMajor, RowMajor>>("sm90.bf16.nt.all_stages", 200);
+  fuzz<Sm90Cfg<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, ColumnMajor, ColumnMajor>>("sm90.bf16.nn.128x256", 100);
+  fuzz<Sm90Cfg<bfloat16, 128, 128, 2, 5, epilogue::Identity, gemm::PingPong, RowMajor, RowMajor>>("sm90.bf16.tt.pingpong", 100);
+  fuzz<Sm90Cfg<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, ColumnMajor, RowMajor, gemm::ClusterShape<2, 1>>>(
+      "sm90.bf16.nt.cluster2x1", 100);
+}

@@ -5,6 +5,7 @@
 // the fix.
 #include <cstring>
 
+#include "fuzz.hpp"
 #include "sm90_check.hpp"
 
 using namespace tessera;
@@ -72,4 +73,23 @@ TEST_CASE("swap_ab is refused where the kernel cannot exchange A and B, with the
   refused(static_cast<Sm80*>(nullptr), "pass the transposed problem");
   using Nn = Sm90Cfg<bfloat16, 128, 128, 2, 4, epilogue::Identity, gemm::Cooperative, ColumnMajor, ColumnMajor>;
   refused(static_cast<Nn*>(nullptr), "both K-major");
+}
+
+// swap_ab on large grids (fuzz.hpp): decode-like and wide problems whose D^T has thousands of
+// 128 x 32 tiles, each run twice.
+TEST_CASE("sm90 GEMM stress with swap_ab", "[gpu][gemm][sm90][swap][stress]") {
+  using tessera::test::DeviceCase;
+  std::vector<DeviceCase> cases = {{.m = 64, .n = 200000, .k = 128, .swap_ab = true},
+                                   {.m = 100, .n = 60000, .k = 64, .swap_ab = true},
+                                   {.m = 4096, .n = 60000, .k = 64, .swap_ab = true},
+                                   {.m = 7, .n = 30001, .k = 4096, .split_k = 0, .swap_ab = true},
+                                   {.m = 3000, .n = 20000, .k = 65, .d_order = gemm::StorageOrder::kColumnMajor, .swap_ab = true}};
+  tessera::test::stress<Sm90Cfg<bfloat16, 128, 32, 2, 8>>(cases, 3);
+}
+
+TEST_CASE("sm90 GEMM fuzz with swap_ab", "[gpu][gemm][sm90][swap][fuzz]") {
+  using tessera::test::fuzz;
+  fuzz<Sm90Cfg<bfloat16, 128, 32, 2, 8>>("sm90.bf16.tn.128x32.all_stages", 200);
+  fuzz<Sm90Cfg<tessera::half, 64, 32, 1, 12>>("sm90.f16.tn.64x32", 100);
+  fuzz<Sm90Cfg<bfloat16, 128, 64, 2, 4, tessera::test::AllStages, gemm::Cooperative, ColumnMajor, RowMajor>>("sm90.bf16.nt.128x64", 100);
 }

@@ -261,9 +261,38 @@ class Gemm {
     if (Cfg::smem_bytes > optin)
       return Status::not_supported("the Config needs " + s(Cfg::smem_bytes) + " bytes of shared memory, the device allows " +
                                    s(optin) + "; use fewer Stages or a smaller BlockTile");
-    return Status::success();
+    return kernel_image_once(device, major);
 #endif
   }
+
+#if !defined(TESSERA_HIP)
+  // The binary holds code of the kernel `run` launches for this device, built for its
+  // architecture: for the sm90 kernel, sm_90a (sm_90's code, or PTX the driver compiles, has no
+  // wgmma). Checked once per device (the attributes query costs a microsecond or so).
+  static Status kernel_image_once(int device, int major) {
+    static std::atomic<std::uint64_t> done{0};  // a bit per device, for devices 0 to 63
+    std::uint64_t const bit = device < 64 ? std::uint64_t(1) << device : 0;
+    if (bit != 0 && (done.load(std::memory_order_acquire) & bit) != 0) return Status::success();
+    cudaFuncAttributes attributes{};
+    cudaError_t e;
+    if constexpr (Cfg::warp_specialized) e = cudaFuncGetAttributes(&attributes, sm90::gemm_kernel<Cfg>);
+    else e = cudaFuncGetAttributes(&attributes, sm80::gemm_kernel<Cfg, 16, 16>);
+    std::string const fix = Cfg::warp_specialized ? "CMAKE_CUDA_ARCHITECTURES=90a (nvcc -gencode arch=compute_90a,code=sm_90a)"
+                                                  : "CMAKE_CUDA_ARCHITECTURES=80 or the device's own (" + std::to_string(major) + "0)";
+    if (e != cudaSuccess) {
+      cudaGetLastError();  // clear the error the query left
+      return Status::not_supported("this binary holds no code of the GEMM for this GPU (compute capability " +
+                                   std::to_string(major) + ".x; " + cudaGetErrorString(e) + "); build for it: " + fix);
+    }
+    if constexpr (Cfg::warp_specialized) {
+      if (!sm90::built_for_sm90a(attributes))
+        return Status::not_supported("the sm90 GEMM (Warpgroups) was built without sm_90a's instructions (wgmma, setmaxnreg): "
+                                     "this binary's code for the GPU is sm_90 or PTX; build for sm_90a: " + fix);
+    }
+    if (bit != 0) done.fetch_or(bit, std::memory_order_release);
+    return Status::success();
+  }
+#endif
 
   // The sm80 and gfx9 kernels: one block per output tile x batch entry x K slice, and for split-K
   // the reduction of the slices.

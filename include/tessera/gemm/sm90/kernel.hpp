@@ -683,10 +683,26 @@ struct Kernel {
   }
 };
 
+// The kernel's body needs sm_90a (wgmma, setmaxnreg). Built for any other target (sm_80, or
+// sm_90 without the a, whose code an H100 would pick), it is only a marker instead: a static
+// shared variable, which the host reads from the kernel's attributes (built_for_sm90a) to refuse
+// the launch with the fix rather than trap on the GPU. (It also keeps the other targets' builds
+// of these kernels short.)
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::threads, 1) gemm_kernel(__grid_constant__ Params<Cfg> const p) {
+#if defined(TESSERA_ARCH_SM90A)
   extern __shared__ __align__(1024) char smem[];  // the swizzled tiles need 1024-byte alignment
   Kernel<Cfg>::run(p, smem);
+#elif TESSERA_DEVICE_PASS
+  (void)p;
+  __shared__ int built_without_sm90a;
+  asm volatile("st.shared.u32 [%0], 0;\n" ::"r"(arch::smem_address(&built_without_sm90a)) : "memory");
+  TESSERA_UNREACHABLE("the sm90 GEMM needs sm_90a: build with CMAKE_CUDA_ARCHITECTURES=90a (-gencode arch=compute_90a,code=sm_90a)");
+#endif
 }
+
+// Whether `attributes` (cudaFuncGetAttributes of gemm_kernel, for the current device) are those
+// of the sm_90a body: the other targets' marker is the kernel's only static shared memory.
+inline bool built_for_sm90a(cudaFuncAttributes const& attributes) { return attributes.sharedSizeBytes == 0; }
 
 }  // namespace tessera::gemm::sm90

@@ -9,8 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../device/support/device_check.hpp"
-#include "tessera/gemm/gemm.hpp"
+#include "../device/gemm/gemm_check.hpp"
 
 using namespace tessera;
 
@@ -33,14 +32,7 @@ Outcome try_gemm() {
   std::vector<bfloat16> ones(64 * 64, bfloat16(1.0f));
   test::DeviceBuffer<bfloat16> a(ones), b(ones), d(64 * 64);
   auto const poison = d.to_host();
-  gemm::Arguments<Cfg> args;
-  args.m = args.n = args.k = 64;
-  args.a = a.get();
-  args.lda = 64;
-  args.b = b.get();
-  args.ldb = 64;
-  args.d = d.get();
-  args.ldd = 64;
+  gemm::Arguments<Cfg> const args = test::args_64<Cfg>(a, b, d);
   Outcome out;
   Status const check = gemm::Gemm<Cfg>::can_implement(args);
   Status const run = gemm::Gemm<Cfg>{}.run(args);

@@ -7,6 +7,9 @@
 // example uses sizes that are not multiples of the tile.
 // The same source builds for AMD Instinct GPUs with hipcc: only the architecture tag (and the
 // pipeline depth, which the gfx9 kernel fixes at two LDS buffers) differ.
+// On NVIDIA GPUs this example's Config is the sm80 kernel (mma.sync), which runs on any GPU from
+// sm_80 on; on a Hopper GPU, examples/05_hopper_gemm runs the sm90 kernel (TMA + wgmma,
+// arch::Sm90 with gemm::Warpgroups), at cuBLAS's speed where this one reaches about 0.6 of it.
 // Build: see README.md (the examples build with the default preset; for AMD, the `hip` preset
 // builds 00_basic_gemm_gfx90a); run: ./00_basic_gemm
 #include <cstdio>

@@ -5,11 +5,13 @@
 #   verified against a device reference, then timed; a table sorted by speed.
 #   Without one: builds it with the reduced space and lists every configuration with its static
 #   resource use (and the dropped ones with their reasons).
-# Extra arguments go to tessera-profile (e.g. tools/run.sh --m 16,128,4096 --json out.json).
+# Extra arguments go to tessera-profile (e.g. tools/run.sh --m 16,128,4096 --json out.json): to
+# `profile` with a GPU; without one, those `list` takes (--dtype, --layout, --arch, --kernels,
+# --valid, --invalid) go to `list` and the others are named as ignored, in one line.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 cd "$TESSERA_ROOT"
-tools/setup-deps.sh
+tools/setup-deps.sh run
 
 build=build/run
 if ! command -v nvcc >/dev/null 2>&1; then
@@ -24,9 +26,24 @@ if has_gpu; then
   cmake --build "$build" -j "$JOBS" --target tessera-profile
   "$build/tools/profiler/tessera-profile" profile gemm --m 4096 --n 4096 --k 4096 --dtype bf16 --layout tn "$@"
 else
-  echo "run.sh: no GPU here: building tessera-profile (reduced space) and listing the configurations"
+  # The arguments `list` takes, with their values; the rest (profiling's) need a GPU.
+  list_args=() ignored=()
+  while (($#)); do
+    case "$1" in
+      --dtype | --layout | --arch | --kernels) list_args+=("$1" "${2:-}"); shift $(($# > 1 ? 2 : 1)) ;;
+      --dtype=* | --layout=* | --arch=* | --kernels=* | --valid | --invalid) list_args+=("$1"); shift ;;
+      --*=*) ignored+=("$1"); shift ;;
+      --*) if (($# > 1)) && [[ "$2" != --* ]]; then ignored+=("$1 $2"); shift 2; else ignored+=("$1"); shift; fi ;;
+      *) ignored+=("$1"); shift ;;
+    esac
+  done
+  if ((${#ignored[@]})); then
+    echo "run.sh: no GPU here, so nothing is profiled: ignoring ${ignored[*]} (profiling options); listing the configurations"
+  else
+    echo "run.sh: no GPU here: building tessera-profile (reduced space) and listing the configurations"
+  fi
   cmake --preset default -B "$build" -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_BENCHES=OFF -DTESSERA_BUILD_EXAMPLES=OFF \
     -DTESSERA_PROFILER_SPACE=reduced -DTESSERA_PROFILER_KERNELS= >/dev/null
   cmake --build "$build" -j "$JOBS" --target tessera-profile
-  "$build/tools/profiler/tessera-profile" list gemm "$@"
+  "$build/tools/profiler/tessera-profile" list gemm ${list_args[@]+"${list_args[@]}"}
 fi

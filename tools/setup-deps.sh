@@ -1,25 +1,44 @@
 #!/usr/bin/env bash
-# Installs what building and testing Tessera needs on Debian (as root, through apt-get), skipping
-# what is already there. The CUDA toolkit is not a Debian package of a usable version: it is used
-# from /usr/local/cuda when present, and the build is host-only (plus HIP) otherwise.
+# Installs what a command of the project needs, and nothing else:
+#   tools/setup-deps.sh run    tools/run.sh: CMake, Ninja, a C++ compiler, CLI11, nlohmann-json, fmt
+#   tools/setup-deps.sh test   tools/test.sh: those, plus Catch2, Google Benchmark and HIP (hipcc)
+# The libraries are looked for the way the build looks for them (tools/deps: find_package), so a
+# system that has them from elsewhere needs nothing installed and no root. What is missing is
+# installed with apt-get as root; otherwise the script names it and stops. The CUDA toolkit is not
+# a Debian package of a usable version: it is used from /usr/local/cuda or PATH where present.
 set -euo pipefail
+source "$(dirname "$0")/common.sh"
+for_what=${1:-test}
+case "$for_what" in run | test) ;; *) echo "setup-deps: usage: tools/setup-deps.sh run|test" >&2; exit 2 ;; esac
 
-need=()
-have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for pkg in cmake ninja-build g++ catch2 libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev hipcc libamdhip64-dev; do
-  have_pkg "$pkg" || need+=("$pkg")
-done
-
-if ((${#need[@]})); then
-  if [ "$(id -u)" != 0 ]; then
-    echo "setup-deps: missing Debian packages: ${need[*]} (run as root, or install them yourself)" >&2
+missing=()
+command -v cmake >/dev/null 2>&1 || missing+=(cmake)
+command -v ninja >/dev/null 2>&1 || missing+=(ninja-build)
+command -v c++ >/dev/null 2>&1 || command -v g++ >/dev/null 2>&1 || missing+=(g++)
+if command -v cmake >/dev/null 2>&1 && { command -v c++ >/dev/null 2>&1 || command -v g++ >/dev/null 2>&1; }; then
+  probe=$(mktemp -d)
+  trap 'rm -rf "$probe"' EXIT
+  if out=$(cmake -S "$TESSERA_ROOT/tools/deps" -B "$probe" -DTESSERA_DEPS_FOR="$for_what" 2>&1); then
+    while read -r pkg; do missing+=("$pkg"); done < <(sed -n 's/^-- tessera-deps: missing //p' <<<"$out" | sort -u)
+  else
+    echo "$out" | tail -5 >&2
+    echo "setup-deps: the dependency probe (tools/deps) failed to configure" >&2
     exit 1
   fi
-  echo "setup-deps: installing ${need[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
+# Once CMake or the compiler is installed, the probe runs again below.
+((${#missing[@]} == 0)) && exit 0
 
-if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
-  echo "setup-deps: nvcc is in /usr/local/cuda/bin (add it to PATH; the project scripts do)"
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "setup-deps: missing for tools/$for_what.sh: ${missing[*]} (Debian package names); install them with this system's package manager" >&2
+  exit 1
 fi
+if [ "$(id -u)" != 0 ]; then
+  echo "setup-deps: missing for tools/$for_what.sh: ${missing[*]}; install them: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+echo "setup-deps: installing ${missing[*]}"
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# What the probe could not look at before (no CMake or compiler yet).
+if [ -z "${TESSERA_SETUP_AGAIN:-}" ]; then TESSERA_SETUP_AGAIN=1 exec "$0" "$for_what"; fi

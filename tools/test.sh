@@ -5,7 +5,7 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 cd "$TESSERA_ROOT"
-tools/setup-deps.sh
+tools/setup-deps.sh test
 
 build=build/test
 cmake --preset ci -B "$build" >/dev/null

@@ -127,6 +127,14 @@ BENCHMARK(BM_tessera<F16>)->Name("gemm90_f16_tn/tessera")->Apply(sm90_shapes);
 BENCHMARK(BM_cublas<tessera::half, tessera::half, float>)->Name("gemm90_f16_tn/cublas")->Apply(sm90_shapes);
 
 
+// The host's cost of a call (no kernel time): the decode table's dispatch and cuBLAS's.
+void call_shapes(benchmark::internal::Benchmark* b) {
+  b->Args({1, 1, 1})->Args({16, 4096, 4096})->ArgNames({"m", "n", "k"});
+  b->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.1)->Repetitions(5)->ReportAggregatesOnly(true);
+}
+BENCHMARK(BM_call_tessera_tuned<DecodeTuned>)->Name("gemm90_bf16_call/tessera")->Apply(call_shapes);
+BENCHMARK(BM_call_cublas<bfloat16, bfloat16, float>)->Name("gemm90_bf16_call/cublas")->Apply(call_shapes);
+
 BENCHMARK(BM_tessera_tuned<DecodeTuned>)->Name("gemm90_bf16_decode/tessera")->Apply(decode_shapes);
 BENCHMARK(BM_tessera<Bf16>)->Name("gemm90_bf16_decode/tessera_128x256_s4")->Apply(decode_shapes);
 BENCHMARK(BM_cublas<bfloat16, bfloat16, float>)->Name("gemm90_bf16_decode/cublas")->Apply(decode_shapes);

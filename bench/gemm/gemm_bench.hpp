@@ -331,6 +331,39 @@ void BM_tessera_tuned(benchmark::State& state) {
   set_bytes<EA, ED>(state, m, n, k);
 }
 
+// The host's cost of the whole call (bench::run_host_timed) of a gemm::Tuned dispatch and of
+// cublasGemmEx on the same problem: M x N x K in operands whose rows are padded to 16 bytes (what
+// TMA reads; 1 x 1 x 1 in rows of 8 elements).
+template <class EA, class ED>
+Problem<EA, ED>& call_problem(benchmark::State& state, int& n, int& k) {
+  n = int(state.range(1));
+  k = int(state.range(2));
+  return problem<EA, ED>(int(state.range(0)), (n + 7) / 8 * 8, (k + 7) / 8 * 8);
+}
+template <class Tuned>
+void BM_call_tessera_tuned(benchmark::State& state) {
+  using Args = typename Tuned::Arguments;
+  using EA = std::remove_cv_t<std::remove_pointer_t<decltype(Args::a)>>;
+  using ED = std::remove_pointer_t<decltype(Args::d)>;
+  int n, k;
+  auto& p = call_problem<EA, ED>(state, n, k);
+  Args args = tn_arguments<Args>(p);  // leading dimensions of the padded operands
+  args.n = n;
+  args.k = k;
+  bench::run_host_timed(state, [&] { run_gemm<Tuned>(args); });
+}
+template <class EA, class ED, class Acc>
+void BM_call_cublas(benchmark::State& state) {
+  int n, k;
+  auto& p = call_problem<EA, ED>(state, n, k);
+  Acc alpha = Acc(1), beta = Acc(0);
+  bench::run_host_timed(state, [&] {
+    TESSERA_BENCH_CUBLAS(cublasGemmEx(cublas(), CUBLAS_OP_T, CUBLAS_OP_N, n, p.m, k, &alpha, p.b, CudaType<EA>::value, p.k, p.a,
+                                      CudaType<EA>::value, p.k, &beta, p.d, CudaType<ED>::value, p.n, CUBLAS_COMPUTE_32F,
+                                      CUBLAS_GEMM_DEFAULT));
+  });
+}
+
 template <class EA, class ED, class Acc>
 void BM_cublas(benchmark::State& state) {
   int const m = int(state.range(0)), n = int(state.range(1)), k = int(state.range(2));

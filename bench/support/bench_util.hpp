@@ -6,6 +6,7 @@
 //   gives the median over repetitions.
 #pragma once
 
+#include <chrono>
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
@@ -68,6 +69,24 @@ void run_timed(benchmark::State& state, Launch&& launch) {
   for (int i = 0; i < 3; ++i) launch();  // warm-up: module load, first-touch
   TESSERA_BENCH_CUDA(cudaDeviceSynchronize());
   for (auto _ : state) state.SetIterationTime(time_once(flusher, launch));
+}
+
+// The host's cost of one call that enqueues GPU work (argument checks, parameter set-up, the
+// launch), timed on the host with the device idle before each call, so that a full launch queue
+// never blocks it: what a small problem pays on top of its kernel. The work it enqueued runs
+// untimed between iterations.
+template <class Call>
+void run_host_timed(benchmark::State& state, Call&& call) {
+  for (int i = 0; i < 100; ++i) call();  // warm-up: module load, one-time set-up, caches
+  TESSERA_BENCH_CUDA(cudaDeviceSynchronize());
+  for (auto _ : state) {
+    TESSERA_BENCH_CUDA(cudaDeviceSynchronize());
+    auto const t0 = std::chrono::steady_clock::now();
+    call();
+    auto const t1 = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+  }
+  TESSERA_BENCH_CUDA(cudaDeviceSynchronize());
 }
 
 // Device name and ceilings in the benchmark context (printed in the header and in JSON output).

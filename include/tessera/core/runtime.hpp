@@ -6,6 +6,7 @@
 // tessera-header: gpu-runtime
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 
@@ -51,15 +52,29 @@ inline Error current_device(int& device) { return cudaGetDevice(&device); }
 inline char const* error_string(Error e) { return cudaGetErrorString(e); }
 inline Error last_error() { return cudaGetLastError(); }
 inline Error memset_async(void* p, int value, std::size_t bytes, Stream s) { return cudaMemsetAsync(p, value, bytes, s); }
-inline int multiprocessors(int device) {
+namespace detail {
+// Attribute A of `device`, queried once per device and kept (attributes do not change): the GEMM's
+// checks read a few on every call, and a decode-sized GEMM's host time notices each runtime call.
+// 0 where the query fails (asked again next time).
+template <cudaDeviceAttr A>
+int cached_attribute(int device) {
+  constexpr int kDevices = 64;
+  static std::atomic<int> values[kDevices]{};
   int v = 0;
-  return cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, device) == cudaSuccess ? v : 0;
+  if (device < 0 || device >= kDevices) return cudaDeviceGetAttribute(&v, A, device) == cudaSuccess ? v : 0;
+  if ((v = values[device].load(std::memory_order_relaxed)) != 0) return v;
+  if (cudaDeviceGetAttribute(&v, A, device) != cudaSuccess) return 0;
+  values[device].store(v, std::memory_order_relaxed);
+  return v;
 }
+}  // namespace detail
+
+inline int multiprocessors(int device) { return detail::cached_attribute<cudaDevAttrMultiProcessorCount>(device); }
 // The opt-in limit (above the default 48 KB), which the kernels raise themselves to.
 inline int max_shared_memory_per_block(int device) {
-  int v = 0;
-  return cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) == cudaSuccess ? v : 0;
+  return detail::cached_attribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>(device);
 }
+inline int compute_capability_major(int device) { return detail::cached_attribute<cudaDevAttrComputeCapabilityMajor>(device); }
 // "sm_90" ("" where unknown).
 inline std::string architecture_name(int device) {
   int major = 0, minor = 0;

@@ -248,8 +248,7 @@ class Gemm {
     return Status::success();
 #else
     int major = 0;
-    if (runtime::current_device(device) != runtime::kSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess)
+    if (runtime::current_device(device) != runtime::kSuccess || (major = runtime::compute_capability_major(device)) == 0)
       return Status::device_error("no CUDA device is available; run on a machine with an NVIDIA GPU");
     if (major < 8)
       return Status::not_supported("the sm80 GEMM needs compute capability 8.0 or newer (this device is " + s(major) +
@@ -498,7 +497,7 @@ class Gemm {
     if (cluster > 1) {
       if (err == cudaSuccess) err = arch::sm90::max_active_clusters(resident, kernel, dim3(Cfg::threads), Cfg::smem_bytes, cluster);
     } else if (err == cudaSuccess) {
-      err = cudaDeviceGetAttribute(&resident, cudaDevAttrMultiProcessorCount, device);
+      resident = runtime::multiprocessors(device);
     }
     if (err == cudaSuccess && resident < 1)
       return Status::not_supported("no cluster of " + std::to_string(cluster) + " blocks of this Config fits on the device; "

@@ -1,0 +1,19 @@
+// A user's translation unit: the umbrella header alone, a GEMM with a fused epilogue instantiated
+// (and, with nvcc, a gemm::Tuned dispatch). Compiled by nvcc and hipcc (test/CMakeLists.txt).
+#include <tessera/tessera.hpp>
+
+using namespace tessera;
+
+using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>, epilogue::GeluTanh>;
+#if defined(TESSERA_HIP)
+using Cfg = gemm::Config<arch::Gfx90a, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float, gemm::BlockTile<128, 128, 32>,
+                         gemm::Warps<2, 2>, gemm::Stages<2>, Epi>;
+#else
+using Cfg = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float, gemm::BlockTile<128, 256, 64>,
+                         gemm::Warpgroups<2>, gemm::Stages<4>, Epi>;
+#endif
+
+Status user_gemm(gemm::Arguments<Cfg> const& args, void* workspace, runtime::Stream stream) {
+  if (Status s = gemm::Gemm<Cfg>::can_implement(args); !s) return s;
+  return gemm::Gemm<Cfg>{}.run(args, workspace, stream);
+}

@@ -151,16 +151,79 @@ struct WarpPolicy<Warpgroups<C, S, Cl>> {
 
 template <class T>
 inline constexpr bool fp8_type = std::is_same_v<T, float8_e4m3> || std::is_same_v<T, float8_e5m2>;
+
+// A Config parameter left out: a Config missing one still reaches its own check (below) instead
+// of the compiler's "too few template arguments".
+struct Missing {};
+template <class T>
+inline constexpr bool is_block_tile = false;
+template <int M, int N, int K>
+inline constexpr bool is_block_tile<BlockTile<M, N, K>> = true;
+template <class T>
+inline constexpr bool is_warp_policy = false;
+template <int M, int N>
+inline constexpr bool is_warp_policy<Warps<M, N>> = true;
+template <int C, class S, class Cl>
+inline constexpr bool is_warp_policy<Warpgroups<C, S, Cl>> = true;
+template <class T>
+inline constexpr bool is_stages = false;
+template <int S>
+inline constexpr bool is_stages<Stages<S>> = true;
+
+// Whether the accumulator, tile, warp and stage parameters are of their kinds: checked before
+// anything reads them, so that one of them misplaced gives one message.
+enum class ParameterError { kNone, kNoAccumulator, kTileWarpsSwapped, kTile, kWarps, kStages };
+template <class Acc, class Tile, class W, class S>
+constexpr ParameterError parameter_error() {
+  if (is_block_tile<Acc> || is_warp_policy<Acc>) return ParameterError::kNoAccumulator;
+  if (is_warp_policy<Tile> && is_block_tile<W>) return ParameterError::kTileWarpsSwapped;
+  if (!is_block_tile<Tile>) return ParameterError::kTile;
+  if (!is_warp_policy<W>) return ParameterError::kWarps;
+  if (!is_stages<S>) return ParameterError::kStages;
+  return ParameterError::kNone;
+}
 }  // namespace detail
 
+// Config<Arch, ElementA, LayoutA, ElementB, LayoutB, ElementD, ElementAccumulator, BlockTile<M, N, K>,
+//        Warps<M, N> | Warpgroups<C, ...>, Stages<S>, Epilogue = epilogue::Identity>
 template <class Arch_, class ElementA_, class LayoutA_, class ElementB_, class LayoutB_, class ElementD_,
-          class ElementAccumulator_, class Tile_, class Warps_, class Stages_, class Epilogue_ = epilogue::Identity>
+          class ElementAccumulator_, class Tile_ = detail::Missing, class Warps_ = detail::Missing,
+          class Stages_ = detail::Missing, class Epilogue_ = epilogue::Identity>
 struct Config {
+  static constexpr detail::ParameterError parameter_error = detail::parameter_error<ElementAccumulator_, Tile_, Warps_, Stages_>();
+  // One named truth per check (a compiler prints the message alone, not the expression behind it).
+  static constexpr bool accumulator_given = parameter_error != detail::ParameterError::kNoAccumulator;
+  static constexpr bool tile_before_warps = parameter_error != detail::ParameterError::kTileWarpsSwapped;
+  static constexpr bool tile_given = parameter_error != detail::ParameterError::kTile;
+  static constexpr bool warps_given = parameter_error != detail::ParameterError::kWarps;
+  static constexpr bool stages_given = parameter_error != detail::ParameterError::kStages;
+  static_assert(accumulator_given,
+                "gemm::Config: the accumulator type (the 7th parameter, after D's type) is missing; insert float (std::int32_t "
+                "for int8 operands) before the BlockTile");
+  static_assert(tile_before_warps,
+                "gemm::Config: the BlockTile and the Warps / Warpgroups are swapped; pass gemm::BlockTile<M, N, K> 8th and "
+                "gemm::Warps<M, N> or gemm::Warpgroups<C> 9th");
+  static_assert(tile_given,
+                "gemm::Config: the 8th parameter is not a gemm::BlockTile<M, N, K>; pass the block's tile there, e.g. "
+                "gemm::BlockTile<128, 256, 64>");
+  static_assert(warps_given,
+                "gemm::Config: the 9th parameter is not gemm::Warps<M, N> or gemm::Warpgroups<C>; pass gemm::Warps<2, 2> "
+                "(sm80, AMD) or gemm::Warpgroups<2> (sm90) there");
+  static_assert(stages_given,
+                "gemm::Config: the 10th parameter is not gemm::Stages<S> (or it is missing); pass the pipeline's depth there, "
+                "e.g. gemm::Stages<4>");
+  // Past a misplaced parameter, placeholders stand in for the four so that the message above is
+  // the only error (the Config is then invalid).
+  static constexpr bool parameters_ok = parameter_error == detail::ParameterError::kNone;
+  using Tile = std::conditional_t<parameters_ok, Tile_, BlockTile<128, 128, 32>>;
+  using WarpsOrWarpgroups = std::conditional_t<parameters_ok, Warps_, Warps<2, 2>>;
+  using StagesTag = std::conditional_t<parameters_ok, Stages_, Stages<3>>;
+
   using Arch = Arch_;
   using ElementA = ElementA_;
   using ElementB = ElementB_;
   using ElementD = ElementD_;
-  using ElementAccumulator = ElementAccumulator_;
+  using ElementAccumulator = std::conditional_t<parameters_ok, ElementAccumulator_, float>;
   using LayoutA = LayoutA_;
   using LayoutB = LayoutB_;
   using Epilogue = Epilogue_;
@@ -169,15 +232,15 @@ struct Config {
   using MmaOp = typename std::conditional_t<amd, Gfx9Mma<Arch, ElementA, ElementB, ElementAccumulator>,
                                             Sm80Mma<ElementA, ElementB, ElementAccumulator>>::type;
 
-  static constexpr int BM = Tile_::m, BN = Tile_::n, BK = Tile_::k;
+  static constexpr int BM = Tile::m, BN = Tile::n, BK = Tile::k;
   // The wgmma kernel (Warpgroups<C>) or the mma.sync kernel (Warps<M, N>).
-  static constexpr bool warp_specialized = detail::WarpPolicy<Warps_>::consumers > 0;
-  static constexpr int consumer_warpgroups = detail::WarpPolicy<Warps_>::consumers;
-  static constexpr bool ping_pong = detail::WarpPolicy<Warps_>::ping_pong;
-  static constexpr int cluster_m = detail::WarpPolicy<Warps_>::cluster_m, cluster_n = detail::WarpPolicy<Warps_>::cluster_n;
-  static constexpr int warps_m = detail::WarpPolicy<Warps_>::m, warps_n = detail::WarpPolicy<Warps_>::n;
-  static constexpr int threads = amd ? 2 * detail::WarpPolicy<Warps_>::threads : detail::WarpPolicy<Warps_>::threads;
-  static constexpr int stages = Stages_::value;
+  static constexpr bool warp_specialized = detail::WarpPolicy<WarpsOrWarpgroups>::consumers > 0;
+  static constexpr int consumer_warpgroups = detail::WarpPolicy<WarpsOrWarpgroups>::consumers;
+  static constexpr bool ping_pong = detail::WarpPolicy<WarpsOrWarpgroups>::ping_pong;
+  static constexpr int cluster_m = detail::WarpPolicy<WarpsOrWarpgroups>::cluster_m, cluster_n = detail::WarpPolicy<WarpsOrWarpgroups>::cluster_n;
+  static constexpr int warps_m = detail::WarpPolicy<WarpsOrWarpgroups>::m, warps_n = detail::WarpPolicy<WarpsOrWarpgroups>::n;
+  static constexpr int threads = amd ? 2 * detail::WarpPolicy<WarpsOrWarpgroups>::threads : detail::WarpPolicy<WarpsOrWarpgroups>::threads;
+  static constexpr int stages = StagesTag::value;
   // A is K-major when row-major; B is K-major when column-major (B(k, n) at n * ldb + k).
   static constexpr bool a_k_major = std::is_same_v<LayoutA, RowMajor>;
   static constexpr bool b_k_major = std::is_same_v<LayoutB, ColumnMajor>;
@@ -217,8 +280,8 @@ struct Config {
   // staging, for ping-pong two turn barriers, and the column vectors).
   static constexpr int smem_bytes = gemm::smem_bytes(spec) + column_vector_bytes_sm90;
 
-  static constexpr ConfigError error = check(spec);
-  static constexpr bool valid = error == ConfigError::kNone;
+  static constexpr ConfigError error = parameters_ok ? check(spec) : ConfigError::kNone;
+  static constexpr bool valid = parameters_ok && error == ConfigError::kNone;
 
   static_assert(error != ConfigError::kArch, TESSERA_CONFIG_MSG_ARCH);
   static_assert(error != ConfigError::kLayoutTags, TESSERA_CONFIG_MSG_LAYOUT_TAGS);

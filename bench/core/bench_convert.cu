@@ -22,12 +22,12 @@ enum class Impl { kTessera, kCuda };
 template <class Out, Impl I>
 __device__ Out convert_one(float x) {
   if constexpr (I == Impl::kTessera) {
-    if constexpr (sizeof(Out) == 2 && std::is_same_v<Out, tessera::bfloat16>) return tessera::bfloat16(x);
-    else if constexpr (std::is_same_v<Out, tessera::half>) return tessera::half(x);
-    else return tessera::float8_e4m3(x);
+    if constexpr (sizeof(Out) == 2 && std::is_same_v<Out, tessera::bfloat16_t>) return tessera::bfloat16_t(x);
+    else if constexpr (std::is_same_v<Out, tessera::half_t>) return tessera::half_t(x);
+    else return tessera::float8_e4m3_t(x);
   } else {
-    if constexpr (std::is_same_v<Out, tessera::bfloat16>) return Out::from_bits(__bfloat16_as_ushort(__float2bfloat16_rn(x)));
-    else if constexpr (std::is_same_v<Out, tessera::half>) return Out::from_bits(__half_as_ushort(__float2half_rn(x)));
+    if constexpr (std::is_same_v<Out, tessera::bfloat16_t>) return Out::from_bits(__bfloat16_as_ushort(__float2bfloat16_rn(x)));
+    else if constexpr (std::is_same_v<Out, tessera::half_t>) return Out::from_bits(__half_as_ushort(__float2half_rn(x)));
     else return Out::from_bits(__nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3));
   }
 }
@@ -99,12 +99,12 @@ void BM_copy_reference(benchmark::State& state) {
       ->Repetitions(15)                                         \
       ->ReportAggregatesOnly(true)
 
-TESSERA_CONVERT_BENCH(tessera::bfloat16, Impl::kTessera, "convert_f32_bf16/tessera");
-TESSERA_CONVERT_BENCH(tessera::bfloat16, Impl::kCuda, "convert_f32_bf16/cuda");
-TESSERA_CONVERT_BENCH(tessera::half, Impl::kTessera, "convert_f32_f16/tessera");
-TESSERA_CONVERT_BENCH(tessera::half, Impl::kCuda, "convert_f32_f16/cuda");
-TESSERA_CONVERT_BENCH(tessera::float8_e4m3, Impl::kTessera, "convert_f32_e4m3/tessera");
-TESSERA_CONVERT_BENCH(tessera::float8_e4m3, Impl::kCuda, "convert_f32_e4m3/cuda");
+TESSERA_CONVERT_BENCH(tessera::bfloat16_t, Impl::kTessera, "convert_f32_bf16/tessera");
+TESSERA_CONVERT_BENCH(tessera::bfloat16_t, Impl::kCuda, "convert_f32_bf16/cuda");
+TESSERA_CONVERT_BENCH(tessera::half_t, Impl::kTessera, "convert_f32_f16/tessera");
+TESSERA_CONVERT_BENCH(tessera::half_t, Impl::kCuda, "convert_f32_f16/cuda");
+TESSERA_CONVERT_BENCH(tessera::float8_e4m3_t, Impl::kTessera, "convert_f32_e4m3/tessera");
+TESSERA_CONVERT_BENCH(tessera::float8_e4m3_t, Impl::kCuda, "convert_f32_e4m3/cuda");
 BENCHMARK(BM_copy_reference)
     ->Name("copy_6B_per_element/cudaMemcpy")
     ->UseManualTime()

@@ -22,31 +22,31 @@ template <class E, int BM, int BN, int WG, int S, class Schedule = gemm::Coopera
 using Sm90Tn = gemm::Config<arch::Sm90, E, RowMajor, E, ColumnMajor, E, float, gemm::BlockTile<BM, BN, 64>,
                             gemm::Warpgroups<WG, Schedule, gemm::ClusterShape<CM, CN>>, gemm::Stages<S>>;
 
-using Bf16 = Sm90Tn<bfloat16, 128, 256, 2, 4>;
-using Bf16N128 = Sm90Tn<bfloat16, 128, 128, 2, 6>;
-using F16 = Sm90Tn<tessera::half, 128, 256, 2, 4>;
-using Bf16PingPong = Sm90Tn<bfloat16, 128, 128, 2, 5, gemm::PingPong>;
-using Bf16PingPong64 = Sm90Tn<bfloat16, 64, 256, 2, 4, gemm::PingPong>;
-using Bf16Cluster21 = Sm90Tn<bfloat16, 128, 256, 2, 4, gemm::Cooperative, 2, 1>;
-using Bf16Cluster12 = Sm90Tn<bfloat16, 128, 256, 2, 4, gemm::Cooperative, 1, 2>;
-using Bf16PingPong64Cluster = Sm90Tn<bfloat16, 64, 256, 2, 4, gemm::PingPong, 2, 1>;
-using Bf16Decode = Sm90Tn<bfloat16, 64, 128, 1, 8>;
+using Bf16 = Sm90Tn<bfloat16_t, 128, 256, 2, 4>;
+using Bf16N128 = Sm90Tn<bfloat16_t, 128, 128, 2, 6>;
+using F16 = Sm90Tn<tessera::half_t, 128, 256, 2, 4>;
+using Bf16PingPong = Sm90Tn<bfloat16_t, 128, 128, 2, 5, gemm::PingPong>;
+using Bf16PingPong64 = Sm90Tn<bfloat16_t, 64, 256, 2, 4, gemm::PingPong>;
+using Bf16Cluster21 = Sm90Tn<bfloat16_t, 128, 256, 2, 4, gemm::Cooperative, 2, 1>;
+using Bf16Cluster12 = Sm90Tn<bfloat16_t, 128, 256, 2, 4, gemm::Cooperative, 1, 2>;
+using Bf16PingPong64Cluster = Sm90Tn<bfloat16_t, 64, 256, 2, 4, gemm::PingPong, 2, 1>;
+using Bf16Decode = Sm90Tn<bfloat16_t, 64, 128, 1, 8>;
 // Narrower tiles: more blocks without split-K (no partials, no counters) for N = 4096.
-using Bf16Decode64 = Sm90Tn<bfloat16, 64, 64, 1, 12>;
-using Bf16Decode32 = Sm90Tn<bfloat16, 64, 32, 1, 16>;
+using Bf16Decode64 = Sm90Tn<bfloat16_t, 64, 64, 1, 12>;
+using Bf16Decode32 = Sm90Tn<bfloat16_t, 64, 32, 1, 16>;
 // With swap_ab: the tile's 128 rows over N (the weights), its 32 columns over M.
-using Bf16DecodeSwap = Sm90Tn<bfloat16, 128, 32, 2, 8>;
-using Bf16DecodeSwap64 = Sm90Tn<bfloat16, 64, 32, 1, 12>;
+using Bf16DecodeSwap = Sm90Tn<bfloat16_t, 128, 32, 2, 8>;
+using Bf16DecodeSwap64 = Sm90Tn<bfloat16_t, 64, 32, 1, 12>;
 // M = 128 in one tile row (two consumers), so that B is read once (and streamed: L2 evict-first).
-using Bf16Decode128x64 = Sm90Tn<bfloat16, 128, 64, 2, 8>;
+using Bf16Decode128x64 = Sm90Tn<bfloat16_t, 128, 64, 2, 8>;
 // N = 14336 in 128 tiles of 112 columns: one wave over 132 multiprocessors, no second partial one
 // (64-column tiles make 224: 92 multiprocessors take two and 40 one).
-using Bf16Decode112 = Sm90Tn<bfloat16, 64, 112, 1, 9>;
-using Bf16Decode128x112 = Sm90Tn<bfloat16, 128, 112, 2, 7>;
+using Bf16Decode112 = Sm90Tn<bfloat16_t, 64, 112, 1, 9>;
+using Bf16Decode128x112 = Sm90Tn<bfloat16_t, 128, 112, 2, 7>;
 // fp8 e4m3 x e4m3 into bf16: BlockTile K = 128 (one 128-byte span), the headline's shape otherwise.
-using Fp8 = gemm::Config<arch::Sm90, float8_e4m3, RowMajor, float8_e4m3, ColumnMajor, bfloat16, float,
+using Fp8 = gemm::Config<arch::Sm90, float8_e4m3_t, RowMajor, float8_e4m3_t, ColumnMajor, bfloat16_t, float,
                          gemm::BlockTile<128, 256, 128>, gemm::Warpgroups<2>, gemm::Stages<4>>;  // one consumer: 64-row tiles for M <= 64
-using Bf16BiasGelu = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float,
+using Bf16BiasGelu = gemm::Config<arch::Sm90, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, bfloat16_t, float,
                                   gemm::BlockTile<128, 256, 64>, gemm::Warpgroups<2>, gemm::Stages<4>, BiasGelu>;
 
 // The decode shapes' dispatch: gemm::Tuned over the configs below, each entry the winner of its
@@ -94,7 +94,7 @@ void decode_shapes(benchmark::internal::Benchmark* b) {
 
 // A device-to-device copy of N x K bf16 (B's bytes): the bandwidth decode shapes can hope for.
 void BM_copy(benchmark::State& state) {
-  std::size_t const bytes = std::size_t(state.range(1)) * std::size_t(state.range(2)) * sizeof(bfloat16);
+  std::size_t const bytes = std::size_t(state.range(1)) * std::size_t(state.range(2)) * sizeof(bfloat16_t);
   void *src = nullptr, *dst = nullptr;
   TESSERA_BENCH_CUDA(cudaMalloc(&src, bytes));
   TESSERA_BENCH_CUDA(cudaMalloc(&dst, bytes));
@@ -116,7 +116,7 @@ void sm90_shapes(benchmark::internal::Benchmark* b) {
 
 // Names are "<problem>/<implementation>"; the report pairs implementations of one problem.
 BENCHMARK(BM_tessera<Bf16>)->Name("gemm90_bf16_tn/tessera")->Apply(sm90_shapes);
-BENCHMARK(BM_cublas<bfloat16, bfloat16, float>)->Name("gemm90_bf16_tn/cublas")->Apply(sm90_shapes);
+BENCHMARK(BM_cublas<bfloat16_t, bfloat16_t, float>)->Name("gemm90_bf16_tn/cublas")->Apply(sm90_shapes);
 BENCHMARK(BM_tessera<Bf16N128>)->Name("gemm90_bf16_tn/tessera_128x128_s6")->Apply(sm90_shapes);
 BENCHMARK(BM_tessera<Bf16PingPong>)->Name("gemm90_bf16_tn/tessera_pingpong_128x128_s5")->Apply(sm90_shapes);
 BENCHMARK(BM_tessera<Bf16PingPong64>)->Name("gemm90_bf16_tn/tessera_pingpong_64x256_s4")->Apply(sm90_shapes);
@@ -124,7 +124,7 @@ BENCHMARK(BM_tessera<Bf16Cluster21>)->Name("gemm90_bf16_tn/tessera_cluster2x1")-
 BENCHMARK(BM_tessera<Bf16Cluster12>)->Name("gemm90_bf16_tn/tessera_cluster1x2")->Apply(sm90_shapes);
 BENCHMARK(BM_tessera<Bf16PingPong64Cluster>)->Name("gemm90_bf16_tn/tessera_pingpong_64x256_s4_cluster2x1")->Apply(sm90_shapes);
 BENCHMARK(BM_tessera<F16>)->Name("gemm90_f16_tn/tessera")->Apply(sm90_shapes);
-BENCHMARK(BM_cublas<tessera::half, tessera::half, float>)->Name("gemm90_f16_tn/cublas")->Apply(sm90_shapes);
+BENCHMARK(BM_cublas<tessera::half_t, tessera::half_t, float>)->Name("gemm90_f16_tn/cublas")->Apply(sm90_shapes);
 
 
 // The host's cost of a call (no kernel time): the decode table's dispatch and cuBLAS's.
@@ -133,11 +133,11 @@ void call_shapes(benchmark::internal::Benchmark* b) {
   b->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.1)->Repetitions(5)->ReportAggregatesOnly(true);
 }
 BENCHMARK(BM_call_tessera_tuned<DecodeTuned>)->Name("gemm90_bf16_call/tessera")->Apply(call_shapes);
-BENCHMARK(BM_call_cublas<bfloat16, bfloat16, float>)->Name("gemm90_bf16_call/cublas")->Apply(call_shapes);
+BENCHMARK(BM_call_cublas<bfloat16_t, bfloat16_t, float>)->Name("gemm90_bf16_call/cublas")->Apply(call_shapes);
 
 BENCHMARK(BM_tessera_tuned<DecodeTuned>)->Name("gemm90_bf16_decode/tessera")->Apply(decode_shapes);
 BENCHMARK(BM_tessera<Bf16>)->Name("gemm90_bf16_decode/tessera_128x256_s4")->Apply(decode_shapes);
-BENCHMARK(BM_cublas<bfloat16, bfloat16, float>)->Name("gemm90_bf16_decode/cublas")->Apply(decode_shapes);
+BENCHMARK(BM_cublas<bfloat16_t, bfloat16_t, float>)->Name("gemm90_bf16_decode/cublas")->Apply(decode_shapes);
 BENCHMARK(BM_tessera<Bf16Decode>)->Name("gemm90_bf16_decode/tessera_64x128_s8")->Apply(decode_shapes);
 BENCHMARK(BM_tessera<Bf16Decode64>)->Name("gemm90_bf16_decode/tessera_64x64_s12")->Apply(decode_shapes);
 BENCHMARK(BM_tessera<Bf16Decode32>)->Name("gemm90_bf16_decode/tessera_64x32_s16")->Apply(decode_shapes);
@@ -151,9 +151,9 @@ BENCHMARK(BM_copy)->Name("gemm90_copy/b_bytes")->Args({1, 4096, 4096})->Args({1,
     ->ArgNames({"m", "n", "k"});
 BENCHMARK(BM_tessera<Bf16>)->Name("gemm90_bf16_bias_gelu/tessera_plain")->Apply(square_shapes);
 BENCHMARK(BM_tessera_bias_gelu<Bf16BiasGelu>)->Name("gemm90_bf16_bias_gelu/tessera")->Apply(square_shapes);
-BENCHMARK(BM_cublaslt<LtOp::kGeluBias, bfloat16, bfloat16>)->Name("gemm90_bf16_bias_gelu/cublaslt")->Apply(square_shapes);
+BENCHMARK(BM_cublaslt<LtOp::kGeluBias, bfloat16_t, bfloat16_t>)->Name("gemm90_bf16_bias_gelu/cublaslt")->Apply(square_shapes);
 BENCHMARK(BM_tessera<Fp8>)->Name("gemm90_e4m3_tn/tessera")->Apply(square_shapes);
-BENCHMARK(BM_cublaslt<LtOp::kPlain, float8_e4m3, bfloat16>)->Name("gemm90_e4m3_tn/cublaslt")->Apply(square_shapes);
-BENCHMARK(BM_cublaslt<LtOp::kPlainFastAccum, float8_e4m3, bfloat16>)->Name("gemm90_e4m3_tn/cublaslt_fast_accum")->Apply(square_shapes);
+BENCHMARK(BM_cublaslt<LtOp::kPlain, float8_e4m3_t, bfloat16_t>)->Name("gemm90_e4m3_tn/cublaslt")->Apply(square_shapes);
+BENCHMARK(BM_cublaslt<LtOp::kPlainFastAccum, float8_e4m3_t, bfloat16_t>)->Name("gemm90_e4m3_tn/cublaslt_fast_accum")->Apply(square_shapes);
 
 TESSERA_BENCH_MAIN()

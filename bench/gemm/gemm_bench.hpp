@@ -52,11 +52,11 @@ inline cublasLtHandle_t cublaslt() {
 template <class T>
 struct CudaType;
 template <>
-struct CudaType<bfloat16> {
+struct CudaType<bfloat16_t> {
   static constexpr cudaDataType_t value = CUDA_R_16BF;
 };
 template <>
-struct CudaType<tessera::half> {
+struct CudaType<tessera::half_t> {
   static constexpr cudaDataType_t value = CUDA_R_16F;
 };
 template <>
@@ -64,7 +64,7 @@ struct CudaType<float> {
   static constexpr cudaDataType_t value = CUDA_R_32F;
 };
 template <>
-struct CudaType<float8_e4m3> {
+struct CudaType<float8_e4m3_t> {
   static constexpr cudaDataType_t value = CUDA_R_8F_E4M3;
 };
 template <>
@@ -102,12 +102,12 @@ struct Problem {
   EA* a = nullptr;
   EA* b = nullptr;
   ED* d = nullptr;
-  bfloat16* bias = nullptr;
+  bfloat16_t* bias = nullptr;
   Problem(int m_, int n_, int k_) : m(m_), n(n_), k(k_) {
     TESSERA_BENCH_CUDA(cudaMalloc(&a, sizeof(EA) * std::size_t(m) * k));
     TESSERA_BENCH_CUDA(cudaMalloc(&b, sizeof(EA) * std::size_t(n) * k));
     TESSERA_BENCH_CUDA(cudaMalloc(&d, sizeof(ED) * std::size_t(m) * n));
-    TESSERA_BENCH_CUDA(cudaMalloc(&bias, sizeof(bfloat16) * std::size_t(n)));
+    TESSERA_BENCH_CUDA(cudaMalloc(&bias, sizeof(bfloat16_t) * std::size_t(n)));
     fill(a, std::size_t(m) * k, 1);
     fill(b, std::size_t(n) * k, 2);
     fill(bias, std::size_t(n), 3);
@@ -220,14 +220,14 @@ void cublaslt_matmul(Problem<EA, ED>& p) {
 }
 
 // The unfused baseline's second kernel: D = gelu_tanh(D + bias[col]), bf16, 8 elements per thread.
-__global__ void bias_gelu_kernel(bfloat16* d, bfloat16 const* bias, int m, int n) {
+__global__ void bias_gelu_kernel(bfloat16_t* d, bfloat16_t const* bias, int m, int n) {
   std::int64_t const total = std::int64_t(m) * n;
   for (std::int64_t i = (blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x) * 8; i < total;
        i += std::int64_t(gridDim.x) * blockDim.x * 8) {
     for (int j = 0; j < 8 && i + j < total; ++j) {
       int const col = int((i + j) % n);
       float const x = float(d[i + j]) + float(bias[col]);
-      d[i + j] = bfloat16(epilogue::GeluTanh{}(x, epilogue::Coord{0, col, 0}));
+      d[i + j] = bfloat16_t(epilogue::GeluTanh{}(x, epilogue::Coord{0, col, 0}));
     }
   }
 }
@@ -296,7 +296,7 @@ void set_bytes(benchmark::State& state, int m, int n, int k) {
   state.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-using BiasGelu = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>, epilogue::GeluTanh>;
+using BiasGelu = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::GeluTanh>;
 
 // GEMM + bias + GELU fused in a Tessera epilogue (Cfg's Epilogue is BiasGelu).
 template <class Cfg>

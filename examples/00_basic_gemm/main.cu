@@ -29,9 +29,9 @@ constexpr int kStages = 4;  // 4 k-tiles in flight (cp.async)
 
 // A row-major (M x K, "T"), B column-major (K x N, "N"): the TN layout of most inference GEMMs.
 using Config = gemm::Config<Arch,
-                            bfloat16, RowMajor,               // A
-                            bfloat16, ColumnMajor,            // B
-                            bfloat16,                         // D
+                            bfloat16_t, RowMajor,               // A
+                            bfloat16_t, ColumnMajor,            // B
+                            bfloat16_t,                         // D
                             float,                            // accumulator
                             gemm::BlockTile<128, 128, 32>,    // each block computes a 128 x 128 tile of D
                             gemm::Warps<2, 2>,                // 4 warps (wavefronts on AMD), 64 x 64 each
@@ -42,9 +42,9 @@ int main() {
   int const m = 1000, n = 1200, k = 700;
   auto const a = example::random_bf16(std::size_t(m) * k, 1);
   auto const b = example::random_bf16(std::size_t(n) * k, 2);
-  bfloat16* d_a = example::to_device(a);
-  bfloat16* d_b = example::to_device(b);
-  bfloat16* d_d = example::device_array<bfloat16>(std::size_t(m) * n);
+  bfloat16_t* d_a = example::to_device(a);
+  bfloat16_t* d_b = example::to_device(b);
+  bfloat16_t* d_d = example::device_array<bfloat16_t>(std::size_t(m) * n);
 
   gemm::Arguments<Config> args;
   args.m = m;

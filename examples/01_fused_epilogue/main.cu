@@ -18,11 +18,11 @@
 
 using namespace tessera;
 
-using Epilogue = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>,  // + bias[col]
+using Epilogue = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>,  // + bias[col]
                                  epilogue::GeluTanh,                              // GELU (tanh form)
-                                 epilogue::ResidualAdd<bfloat16>>;                // + R(row, col)
+                                 epilogue::ResidualAdd<bfloat16_t>>;                // + R(row, col)
 
-using Config = gemm::Config<arch::Sm80, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float,
+using Config = gemm::Config<arch::Sm80, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, bfloat16_t, float,
                             gemm::BlockTile<128, 256, 64>, gemm::Warps<2, 4>, gemm::Stages<3>, Epilogue>;
 
 int main() {
@@ -31,12 +31,12 @@ int main() {
   example::TnOperands ops(m, n, k);
   auto const bias = example::random_bf16(std::size_t(n), 3);
   auto const residual = example::random_bf16(std::size_t(m) * n, 4);
-  bfloat16* d_bias = example::to_device(bias);
-  bfloat16* d_residual = example::to_device(residual);
+  bfloat16_t* d_bias = example::to_device(bias);
+  bfloat16_t* d_residual = example::to_device(residual);
 
   auto args = ops.arguments<Config>();
   // One initializer per stage, in the Chain's order (GeluTanh has no parameters).
-  args.epilogue = Epilogue{{d_bias}, {}, {epilogue::MatrixRef<bfloat16>::row_major(d_residual, n)}};
+  args.epilogue = Epilogue{{d_bias}, {}, {epilogue::MatrixRef<bfloat16_t>::row_major(d_residual, n)}};
 
   if (Status const s = gemm::Gemm<Config>{}.run(args); !s) {
     std::printf("run: %s\n", s.message().c_str());

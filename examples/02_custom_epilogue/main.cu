@@ -30,7 +30,7 @@ struct CausalMask {
 };
 
 using Epilogue = epilogue::Chain<epilogue::LinearCombination<>, LeakyRelu, CausalMask>;
-using Config = gemm::Config<arch::Sm80, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float,
+using Config = gemm::Config<arch::Sm80, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, bfloat16_t, float,
                             gemm::BlockTile<128, 128, 32>, gemm::Warps<2, 2>, gemm::Stages<4>, Epilogue>;
 
 int main() {

@@ -37,7 +37,7 @@ __global__ void evaluate_on_device(int* tile_offsets, int* swizzled, unsigned sh
   auto tiles = matrix_tiles(m, n, ld);
   if (i < 128 * 64) tile_offsets[i] = tiles(make_tuple(i % 128, i / 128), 2, 3);  // block (2, 3)
   if (i < 512) swizzled[i] = smem_tile()(i);
-  if (i < 1024) bf16_bits[i] = bfloat16(sample(i)).bits();
+  if (i < 1024) bf16_bits[i] = bfloat16_t(sample(i)).bits();
   if (i == 0) {
     printf("device: tiles = ");
     print(tiles);
@@ -71,7 +71,7 @@ bool check_on_device(int m, int n, int ld) {
   int mismatches = 0;
   for (int i = 0; i < 128 * 64; ++i) mismatches += tiles[i] != host_tiles(make_tuple(i % 128, i / 128), 2, 3);
   for (int i = 0; i < 512; ++i) mismatches += swz[i] != smem_tile()(i);
-  for (int i = 0; i < 1024; ++i) mismatches += bits[i] != bfloat16(sample(i)).bits();
+  for (int i = 0; i < 1024; ++i) mismatches += bits[i] != bfloat16_t(sample(i)).bits();
   std::printf("device: %d mismatches against the host in %d values\n", mismatches, 128 * 64 + 512 + 1024);
   if (mismatches != 0) std::exit(1);
   return true;
@@ -95,8 +95,8 @@ int main() {
   std::printf("\n");
 
   float x = 3.14159265f;
-  std::printf("%.8f as half %.8f, bfloat16 %.8f, e4m3 %.8f, e5m2 %.8f, tf32 %.8f\n", x, float(half(x)),
-              float(bfloat16(x)), float(float8_e4m3(x)), float(float8_e5m2(x)), round_to_tf32(x));
+  std::printf("%.8f as half %.8f, bfloat16 %.8f, e4m3 %.8f, e5m2 %.8f, tf32 %.8f\n", x, float(half_t(x)),
+              float(bfloat16_t(x)), float(float8_e4m3_t(x)), float(float8_e5m2_t(x)), round_to_tf32(x));
 
   if (!check_on_device(m, n, ld)) {
     std::printf("no CUDA GPU found: ran the host part only (the device check needs a GPU)\n");

@@ -67,10 +67,10 @@ int main() {
   for (auto const& e : tuned_h100::bf16_tn.entries) {
     auto const a = example::random_bf16(std::size_t(e.m) * e.k, 1);
     auto const b = example::random_bf16(std::size_t(e.n) * e.k, 2);
-    bfloat16* d_a = example::to_device(a);
-    bfloat16* d_b = example::to_device(b);
-    bfloat16* d_d = nullptr;
-    EXAMPLE_CUDA(cudaMalloc(&d_d, sizeof(bfloat16) * std::size_t(e.m) * e.n));
+    bfloat16_t* d_a = example::to_device(a);
+    bfloat16_t* d_b = example::to_device(b);
+    bfloat16_t* d_d = nullptr;
+    EXAMPLE_CUDA(cudaMalloc(&d_d, sizeof(bfloat16_t) * std::size_t(e.m) * e.n));
     Tuned::Arguments args;
     args.m = e.m;
     args.n = e.n;
@@ -92,7 +92,7 @@ int main() {
     // 16 rows spread over M, every column, against the host.
     auto const all = example::to_host(d_d, std::size_t(e.m) * e.n);
     int const rows = std::min(e.m, 16);
-    std::vector<bfloat16> got;
+    std::vector<bfloat16_t> got;
     for (int r = 0; r < rows; ++r) {
       int const i = int(std::int64_t(r) * e.m / rows);
       got.insert(got.end(), all.begin() + std::size_t(i) * e.n, all.begin() + std::size_t(i + 1) * e.n);

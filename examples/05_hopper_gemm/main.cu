@@ -26,14 +26,14 @@
 
 using namespace tessera;
 
-using Epilogue = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>,  // + bias[col]
+using Epilogue = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>,  // + bias[col]
                                  epilogue::GeluTanh>;                             // GELU (tanh form)
 
 // The Hopper kernel, as in README.md.
-using Hopper = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float,
+using Hopper = gemm::Config<arch::Sm90, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, bfloat16_t, float,
                             gemm::BlockTile<128, 256, 64>, gemm::Warpgroups<2>, gemm::Stages<4>, Epilogue>;
 // Where it cannot run: the mma.sync kernel, any GPU from sm_80 on.
-using Ampere = gemm::Config<arch::Sm80, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float,
+using Ampere = gemm::Config<arch::Sm80, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, bfloat16_t, float,
                             gemm::BlockTile<128, 256, 64>, gemm::Warps<2, 4>, gemm::Stages<3>, Epilogue>;
 
 namespace {
@@ -48,7 +48,7 @@ template <class Config>
 int run(char const* kernel, int m, int n, int k, int rows, bool time) {
   example::TnOperands ops(m, n, k);
   auto const bias = example::random_bf16(std::size_t(n), 3);
-  bfloat16* d_bias = example::to_device(bias);
+  bfloat16_t* d_bias = example::to_device(bias);
   auto args = ops.arguments<Config>();
   args.epilogue = Epilogue{{d_bias}, {}};  // one initializer per stage, in the Chain's order
   gemm::Gemm<Config> op;
@@ -66,7 +66,7 @@ int run(char const* kernel, int m, int n, int k, int rows, bool time) {
   auto const d = ops.result();
   // The rows checked: all, or `rows` spread over D.
   int const step = rows >= m ? 1 : m / rows;
-  std::vector<bfloat16> sampled;
+  std::vector<bfloat16_t> sampled;
   int checked = 0;
   for (int i = 0; i < m && checked < rows; i += step, ++checked)
     sampled.insert(sampled.end(), d.begin() + std::ptrdiff_t(i) * n, d.begin() + std::ptrdiff_t(i + 1) * n);

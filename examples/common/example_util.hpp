@@ -73,11 +73,11 @@ T* device_array(std::size_t count) {
 
 // Values in [-1, 1] that bf16 represents exactly (multiples of 1/64), so that the reference sees the
 // same inputs as the GPU.
-inline std::vector<tessera::bfloat16> random_bf16(std::size_t count, unsigned seed) {
+inline std::vector<tessera::bfloat16_t> random_bf16(std::size_t count, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> d(-64, 64);
-  std::vector<tessera::bfloat16> v(count);
-  for (auto& x : v) x = tessera::bfloat16(float(d(rng)) / 64.0f);
+  std::vector<tessera::bfloat16_t> v(count);
+  for (auto& x : v) x = tessera::bfloat16_t(float(d(rng)) / 64.0f);
   return v;
 }
 
@@ -99,13 +99,13 @@ std::vector<T> to_host(T const* device, std::size_t count) {
 // row-major M x N), freed with the object; arguments<Config>() fills a GEMM's sizes and pointers.
 struct TnOperands {
   int m, n, k;
-  std::vector<tessera::bfloat16> a, b;  // host copies, for the reference
-  tessera::bfloat16 *d_a = nullptr, *d_b = nullptr, *d_d = nullptr;
+  std::vector<tessera::bfloat16_t> a, b;  // host copies, for the reference
+  tessera::bfloat16_t *d_a = nullptr, *d_b = nullptr, *d_d = nullptr;
   TnOperands(int m_, int n_, int k_)
       : m(m_), n(n_), k(k_), a(random_bf16(std::size_t(m_) * k_, 1)), b(random_bf16(std::size_t(n_) * k_, 2)) {
     d_a = to_device(a);
     d_b = to_device(b);
-    d_d = device_array<tessera::bfloat16>(std::size_t(m) * n);
+    d_d = device_array<tessera::bfloat16_t>(std::size_t(m) * n);
   }
   ~TnOperands() {
     gpu_free(d_a);
@@ -128,11 +128,11 @@ struct TnOperands {
     args.ldd = n;
     return args;
   }
-  std::vector<tessera::bfloat16> result() const { return to_host(d_d, std::size_t(m) * n); }
+  std::vector<tessera::bfloat16_t> result() const { return to_host(d_d, std::size_t(m) * n); }
 };
 
 // A (m x k, row-major) times B (k x n, column-major: B(k, j) at j * k + k), in double.
-inline double dot(std::vector<tessera::bfloat16> const& a, std::vector<tessera::bfloat16> const& b, int k, int i, int j) {
+inline double dot(std::vector<tessera::bfloat16_t> const& a, std::vector<tessera::bfloat16_t> const& b, int k, int i, int j) {
   double acc = 0;
   for (int kk = 0; kk < k; ++kk) acc += double(float(a[std::size_t(i) * k + kk])) * double(float(b[std::size_t(j) * k + kk]));
   return acc;
@@ -140,7 +140,7 @@ inline double dot(std::vector<tessera::bfloat16> const& a, std::vector<tessera::
 
 // Compares every element of the m x n row-major bf16 result with want(i, j); the tolerance is
 // bf16's rounding of the result plus float accumulation. Prints a summary; returns the exit status.
-inline int compare(char const* what, std::vector<tessera::bfloat16> const& got, int m, int n,
+inline int compare(char const* what, std::vector<tessera::bfloat16_t> const& got, int m, int n,
                    std::function<double(int, int)> const& want) {
   int bad = 0;
   double worst = 0;

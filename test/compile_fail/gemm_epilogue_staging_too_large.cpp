@@ -3,8 +3,8 @@
 // expect: gemm::Config: the epilogue stages each warp's accumulators through the pipeline's shared memory, which is too small for one row of MMA atoms per warp; use more Stages or a larger BlockTile K
 #include "tessera/gemm/config.hpp"
 
-using Bad = tessera::gemm::Config<tessera::arch::Sm80, tessera::bfloat16, tessera::RowMajor, tessera::bfloat16,
-                                  tessera::ColumnMajor, tessera::bfloat16, float, tessera::gemm::BlockTile<128, 128, 32>,
+using Bad = tessera::gemm::Config<tessera::arch::Sm80, tessera::bfloat16_t, tessera::RowMajor, tessera::bfloat16_t,
+                                  tessera::ColumnMajor, tessera::bfloat16_t, float, tessera::gemm::BlockTile<128, 128, 32>,
                                   tessera::gemm::Warps<8, 1>, tessera::gemm::Stages<2>>;
 
 int main() { return Bad::valid ? 0 : 1; }

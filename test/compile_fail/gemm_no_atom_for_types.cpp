@@ -2,8 +2,8 @@
 // expect: gemm::Config: no mma.sync atom multiplies these element types
 #include "tessera/gemm/config.hpp"
 
-using Bad = tessera::gemm::Config<tessera::arch::Sm80, tessera::bfloat16, tessera::RowMajor, tessera::bfloat16,
-                                  tessera::ColumnMajor, tessera::bfloat16, tessera::half,
+using Bad = tessera::gemm::Config<tessera::arch::Sm80, tessera::bfloat16_t, tessera::RowMajor, tessera::bfloat16_t,
+                                  tessera::ColumnMajor, tessera::bfloat16_t, tessera::half_t,
                                   tessera::gemm::BlockTile<128, 128, 32>, tessera::gemm::Warps<2, 2>,
                                   tessera::gemm::Stages<3>>;
 

@@ -2,8 +2,8 @@
 // expect: gemm::Config: Warpgroups \(the wgmma \+ TMA kernel\) needs arch::Sm90
 #include "tessera/gemm/config.hpp"
 
-using Bad = tessera::gemm::Config<tessera::arch::Sm80, tessera::bfloat16, tessera::RowMajor, tessera::bfloat16,
-                                  tessera::ColumnMajor, tessera::bfloat16, float, tessera::gemm::BlockTile<128, 128, 64>,
+using Bad = tessera::gemm::Config<tessera::arch::Sm80, tessera::bfloat16_t, tessera::RowMajor, tessera::bfloat16_t,
+                                  tessera::ColumnMajor, tessera::bfloat16_t, float, tessera::gemm::BlockTile<128, 128, 64>,
                                   tessera::gemm::Warpgroups<2>, tessera::gemm::Stages<4>>;
 
 int main() { return Bad::valid ? 0 : 1; }

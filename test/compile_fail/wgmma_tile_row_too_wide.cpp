@@ -4,6 +4,6 @@
 #include "tessera/tile/wgmma_tile.hpp"
 
 int main() {
-  auto const d = tessera::tile::k_major_descriptor<tessera::tile::SwizzledTile<tessera::bfloat16, 64, 128>>(0);
+  auto const d = tessera::tile::k_major_descriptor<tessera::tile::SwizzledTile<tessera::bfloat16_t, 64, 128>>(0);
   return int(d.bits & 1);
 }

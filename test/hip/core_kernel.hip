@@ -18,10 +18,10 @@ __global__ void core_on_device(int* offsets, unsigned short* bits, int m, int n)
   if (i < size(tile)) offsets[i] = swizzled(i);
   if (i < m * n) offsets[512 + i] = tiled(i);
   float x = float(i) * 0.37f - 11.0f;
-  bits[4 * i + 0] = half(x).bits();
-  bits[4 * i + 1] = bfloat16(x).bits();
-  bits[4 * i + 2] = float8_e4m3(x).bits();
-  bits[4 * i + 3] = float8_e5m2(x).bits();
+  bits[4 * i + 0] = half_t(x).bits();
+  bits[4 * i + 1] = bfloat16_t(x).bits();
+  bits[4 * i + 2] = float8_e4m3_t(x).bits();
+  bits[4 * i + 3] = float8_e5m2_t(x).bits();
   if (i == 0) print(tiled);
 }
 

@@ -40,9 +40,9 @@ using Cfg = gemm::Config<Arch, E, LA, E, LB, ED, Acc, Tile, gemm::Warps<2, 2>, g
 // ---- errors -------------------------------------------------------------------------------------
 
 int run_errors() {
-  using C = Cfg<arch::Gfx90a, half, RowMajor, ColumnMajor>;
+  using C = Cfg<arch::Gfx90a, half_t, RowMajor, ColumnMajor>;
   gemm::Gemm<C> op;
-  static half dummy[16];
+  static half_t dummy[16];
   gemm::Arguments<C> good{.m = 64, .n = 64, .k = 64, .a = dummy, .lda = 64, .b = dummy, .ldb = 64, .d = dummy, .ldd = 64};
   auto check = [&](gemm::Arguments<C> args, StatusCode code, char const* needle, char const* what) {
     Status const s = op.can_implement(args);
@@ -219,23 +219,23 @@ void run_shapes(char const* name) {
 
 template <class Arch>
 void run_device() {
-  run_shapes<Cfg<Arch, half, RowMajor, ColumnMajor>>("f16 TN");
-  run_shapes<Cfg<Arch, half, ColumnMajor, ColumnMajor>>("f16 NN");
-  run_shapes<Cfg<Arch, half, RowMajor, RowMajor>>("f16 TT");
-  run_shapes<Cfg<Arch, half, ColumnMajor, RowMajor>>("f16 NT");
-  run_shapes<Cfg<Arch, bfloat16, RowMajor, ColumnMajor>>("bf16 TN");
-  run_shapes<Cfg<Arch, bfloat16, ColumnMajor, RowMajor>>("bf16 NT");
+  run_shapes<Cfg<Arch, half_t, RowMajor, ColumnMajor>>("f16 TN");
+  run_shapes<Cfg<Arch, half_t, ColumnMajor, ColumnMajor>>("f16 NN");
+  run_shapes<Cfg<Arch, half_t, RowMajor, RowMajor>>("f16 TT");
+  run_shapes<Cfg<Arch, half_t, ColumnMajor, RowMajor>>("f16 NT");
+  run_shapes<Cfg<Arch, bfloat16_t, RowMajor, ColumnMajor>>("bf16 TN");
+  run_shapes<Cfg<Arch, bfloat16_t, ColumnMajor, RowMajor>>("bf16 NT");
   run_shapes<Cfg<Arch, float, RowMajor, ColumnMajor, float, float, epilogue::Identity, gemm::BlockTile<128, 128, 16>>>("f32 TN");
   run_shapes<Cfg<Arch, std::int8_t, RowMajor, ColumnMajor, std::int32_t, std::int32_t, epilogue::Identity,
                  gemm::BlockTile<128, 128, 64>>>("int8 TN");
   using BiasGelu = epilogue::Chain<epilogue::Bias<epilogue::PerColumn>, epilogue::GeluTanh>;
-  run_shapes<Cfg<Arch, half, RowMajor, ColumnMajor, half, float, BiasGelu>, Stages::kBiasGelu>("f16 TN bias+gelu");
+  run_shapes<Cfg<Arch, half_t, RowMajor, ColumnMajor, half_t, float, BiasGelu>, Stages::kBiasGelu>("f16 TN bias+gelu");
   using Residual = epilogue::Chain<epilogue::LinearCombination<>, epilogue::ResidualAdd<>>;
-  run_shapes<Cfg<Arch, bfloat16, RowMajor, ColumnMajor, float, float, Residual>, Stages::kResidual>("bf16 TN -> f32 residual");
+  run_shapes<Cfg<Arch, bfloat16_t, RowMajor, ColumnMajor, float, float, Residual>, Stages::kResidual>("bf16 TN -> f32 residual");
   if constexpr (std::is_same_v<Arch, arch::Gfx940>) {
-    run_shapes<Cfg<Arch, float8_e4m3_fnuz, RowMajor, ColumnMajor, half, float, epilogue::Identity, gemm::BlockTile<128, 128, 64>>>(
+    run_shapes<Cfg<Arch, float8_e4m3_fnuz_t, RowMajor, ColumnMajor, half_t, float, epilogue::Identity, gemm::BlockTile<128, 128, 64>>>(
         "e4m3 fnuz TN -> f16");
-    run_shapes<Cfg<Arch, float8_e5m2_fnuz, RowMajor, ColumnMajor, half, float, epilogue::Identity, gemm::BlockTile<128, 128, 64>>>(
+    run_shapes<Cfg<Arch, float8_e5m2_fnuz_t, RowMajor, ColumnMajor, half_t, float, epilogue::Identity, gemm::BlockTile<128, 128, 64>>>(
         "e5m2 fnuz TN -> f16");
   }
 }

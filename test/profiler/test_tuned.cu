@@ -21,12 +21,12 @@ template <class G>
 double check(int m, int n, int k, int expect_entry, bool with_bias) {
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> v(-7, 7);
-  auto value = [&] { int x = v(rng); return bfloat16(float(x == 0 ? 1 : x) / 8.0f); };
-  std::vector<bfloat16> a(std::size_t(m) * k), b(std::size_t(n) * k), bias(static_cast<std::size_t>(n));
+  auto value = [&] { int x = v(rng); return bfloat16_t(float(x == 0 ? 1 : x) / 8.0f); };
+  std::vector<bfloat16_t> a(std::size_t(m) * k), b(std::size_t(n) * k), bias(static_cast<std::size_t>(n));
   for (auto& x : a) x = value();
   for (auto& x : b) x = value();
   for (auto& x : bias) x = value();
-  test::DeviceBuffer<bfloat16> da(a), db(b), dbias(bias), dd(std::size_t(m) * n);  // D poisoned
+  test::DeviceBuffer<bfloat16_t> da(a), db(b), dbias(bias), dd(std::size_t(m) * n);  // D poisoned
   typename G::Arguments args{};
   args.m = m;
   args.n = n;
@@ -56,7 +56,7 @@ double check(int m, int n, int k, int expect_entry, bool with_bias) {
         mag += std::fabs(p);
       }
       if (with_bias) acc += bias[std::size_t(j)].to_float();
-      double const want = bfloat16(float(acc)).to_float(), have = d[std::size_t(i) * n + j].to_float();
+      double const want = bfloat16_t(float(acc)).to_float(), have = d[std::size_t(i) * n + j].to_float();
       worst = std::max(worst, std::fabs(have - want) / (std::ldexp(1.0, -7) * std::fabs(want) + std::ldexp(1.0, -20) * mag + 1e-6));
     }
   return worst;
@@ -76,13 +76,13 @@ TEST_CASE("Tuned dispatches each problem to the nearest entry and computes it", 
   CHECK(check<Plain>(2, 384, 256, 0, false) <= 1.0);      // nearest (1, 4096, 4096): the swapped entry
   CHECK(check<Plain>(100, 200, 320, 1, false) <= 1.0);    // nearest (128, 4096, 4096)
   CHECK(check<Plain>(2500, 384, 256, 2, false) <= 1.0);   // nearest (4096, 4096, 4096)
-  using Biased = gemm::Tuned<tessera_tuned_sample::bf16_tn, epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>>>;
+  using Biased = gemm::Tuned<tessera_tuned_sample::bf16_tn, epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>>>;
   CHECK(check<Biased>(127, 130, 72, 1, true) <= 1.0);  // (K = 72: rows of A and B 16-byte aligned, as TMA needs)
 }
 
 // An entry's L2 hints apply where the caller left kAuto; the caller's own hints stay. A 64 x 112
 // entry (16-column epilogue chunks) runs aligned and unaligned N through the table.
-using N112 = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float, gemm::BlockTile<64, 112, 64>,
+using N112 = gemm::Config<arch::Sm90, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, bfloat16_t, float, gemm::BlockTile<64, 112, 64>,
                           gemm::Warpgroups<1>, gemm::Stages<9>>;
 inline constexpr gemm::TunedTable<1> hinted{
     {gemm::TunedEntry{64, 14336, 14336, N112::spec, false, 151.2, gemm::L2Hint::kAuto, gemm::L2Hint::kNormal}}};
@@ -98,7 +98,7 @@ TEST_CASE("Tuned applies an entry's L2 hints where the caller left them automati
 
 // An entry's K split applies where the caller asked for the automatic one (split_k = 0); a
 // caller's own split stays, and an entry without one (0) leaves the automatic choice.
-using Split = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float, gemm::BlockTile<128, 64, 64>,
+using Split = gemm::Config<arch::Sm90, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, bfloat16_t, float, gemm::BlockTile<128, 64, 64>,
                            gemm::Warpgroups<2>, gemm::Stages<8>>;
 inline constexpr gemm::TunedTable<2> split{{gemm::TunedEntry{128, 4096, 4096, Split::spec, false, 21.8, gemm::L2Hint::kAuto,
                                                              gemm::L2Hint::kAuto, 1},

@@ -12,20 +12,20 @@ namespace {
 template <class E, class D, class Acc, int BM, int BN, int BK, int WM, int WN, int S, class Epi = epilogue::Identity>
 using Tn = gemm::Config<arch::Sm80, E, RowMajor, E, ColumnMajor, D, Acc, gemm::BlockTile<BM, BN, BK>, gemm::Warps<WM, WN>,
                         gemm::Stages<S>, Epi>;
-using BiasGelu = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>, epilogue::GeluTanh>;
-using BiasGeluResidual = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>, epilogue::GeluTanh,
-                                         epilogue::ResidualAdd<bfloat16>>;  // examples/01_fused_epilogue
+using BiasGelu = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::GeluTanh>;
+using BiasGeluResidual = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::GeluTanh,
+                                         epilogue::ResidualAdd<bfloat16_t>>;  // examples/01_fused_epilogue
 }  // namespace
 
 #define TESSERA_INSTANTIATE(...) \
   template __global__ void gemm::sm80::gemm_kernel<__VA_ARGS__, 16, 16>(gemm::sm80::Params<__VA_ARGS__>);
 
-TESSERA_INSTANTIATE(Tn<bfloat16, bfloat16, float, 128, 256, 64, 2, 4, 3>)
-TESSERA_INSTANTIATE(Tn<bfloat16, bfloat16, float, 128, 256, 64, 2, 4, 3, BiasGelu>)
-TESSERA_INSTANTIATE(Tn<bfloat16, bfloat16, float, 128, 256, 64, 2, 4, 3, BiasGeluResidual>)
-TESSERA_INSTANTIATE(Tn<bfloat16, bfloat16, float, 128, 256, 32, 2, 4, 4>)
-TESSERA_INSTANTIATE(Tn<bfloat16, bfloat16, float, 128, 128, 32, 2, 2, 4>)
-TESSERA_INSTANTIATE(Tn<bfloat16, bfloat16, float, 256, 128, 32, 4, 2, 4>)
-TESSERA_INSTANTIATE(Tn<tessera::half, tessera::half, float, 128, 256, 64, 2, 4, 3>)
+TESSERA_INSTANTIATE(Tn<bfloat16_t, bfloat16_t, float, 128, 256, 64, 2, 4, 3>)
+TESSERA_INSTANTIATE(Tn<bfloat16_t, bfloat16_t, float, 128, 256, 64, 2, 4, 3, BiasGelu>)
+TESSERA_INSTANTIATE(Tn<bfloat16_t, bfloat16_t, float, 128, 256, 64, 2, 4, 3, BiasGeluResidual>)
+TESSERA_INSTANTIATE(Tn<bfloat16_t, bfloat16_t, float, 128, 256, 32, 2, 4, 4>)
+TESSERA_INSTANTIATE(Tn<bfloat16_t, bfloat16_t, float, 128, 128, 32, 2, 2, 4>)
+TESSERA_INSTANTIATE(Tn<bfloat16_t, bfloat16_t, float, 256, 128, 32, 4, 2, 4>)
+TESSERA_INSTANTIATE(Tn<tessera::half_t, tessera::half_t, float, 128, 256, 64, 2, 4, 3>)
 TESSERA_INSTANTIATE(Tn<float, float, float, 128, 256, 32, 2, 4, 3>)
 TESSERA_INSTANTIATE(Tn<std::int8_t, std::int32_t, std::int32_t, 128, 256, 64, 2, 4, 3>)

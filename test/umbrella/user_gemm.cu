@@ -4,12 +4,12 @@
 
 using namespace tessera;
 
-using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16>, epilogue::GeluTanh>;
+using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::GeluTanh>;
 #if defined(TESSERA_HIP)
-using Cfg = gemm::Config<arch::Gfx90a, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float, gemm::BlockTile<128, 128, 32>,
+using Cfg = gemm::Config<arch::Gfx90a, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, bfloat16_t, float, gemm::BlockTile<128, 128, 32>,
                          gemm::Warps<2, 2>, gemm::Stages<2>, Epi>;
 #else
-using Cfg = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float, gemm::BlockTile<128, 256, 64>,
+using Cfg = gemm::Config<arch::Sm90, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, bfloat16_t, float, gemm::BlockTile<128, 256, 64>,
                          gemm::Warpgroups<2>, gemm::Stages<4>, Epi>;
 #endif
 

@@ -14,9 +14,9 @@
 using namespace tessera;
 
 namespace {
-using Sm90 = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float, gemm::BlockTile<128, 128, 64>,
+using Sm90 = gemm::Config<arch::Sm90, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, bfloat16_t, float, gemm::BlockTile<128, 128, 64>,
                           gemm::Warpgroups<2>, gemm::Stages<4>>;
-using Sm80 = gemm::Config<arch::Sm80, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float, gemm::BlockTile<128, 128, 32>,
+using Sm80 = gemm::Config<arch::Sm80, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, bfloat16_t, float, gemm::BlockTile<128, 128, 32>,
                           gemm::Warps<2, 2>, gemm::Stages<3>>;
 
 // Runs a 64 x 64 x 64 GEMM of Cfg on ones: the Status of can_implement and of run, and whether D
@@ -29,8 +29,8 @@ struct Outcome {
 template <class Cfg>
 Outcome try_gemm() {
   test::require_gpu();
-  std::vector<bfloat16> ones(64 * 64, bfloat16(1.0f));
-  test::DeviceBuffer<bfloat16> a(ones), b(ones), d(64 * 64);
+  std::vector<bfloat16_t> ones(64 * 64, bfloat16_t(1.0f));
+  test::DeviceBuffer<bfloat16_t> a(ones), b(ones), d(64 * 64);
   auto const poison = d.to_host();
   gemm::Arguments<Cfg> const args = test::args_64<Cfg>(a, b, d);
   Outcome out;
@@ -42,7 +42,7 @@ Outcome try_gemm() {
   out.run = run.message();
   TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
   auto const after = d.to_host();
-  out.poisoned = std::memcmp(after.data(), poison.data(), after.size() * sizeof(bfloat16)) == 0;
+  out.poisoned = std::memcmp(after.data(), poison.data(), after.size() * sizeof(bfloat16_t)) == 0;
   out.written = true;
   for (auto const& x : after) out.written = out.written && x.to_float() == 64.0f;
   return out;

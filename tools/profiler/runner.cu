@@ -24,11 +24,11 @@ using tuning::FusedEpilogue;
 template <class F>
 Status with_types(gemm::Dtype a, F&& f) {
   switch (a) {
-    case gemm::Dtype::kBf16: return f.template operator()<bfloat16, bfloat16>();
-    case gemm::Dtype::kF16: return f.template operator()<half, half>();
+    case gemm::Dtype::kBf16: return f.template operator()<bfloat16_t, bfloat16_t>();
+    case gemm::Dtype::kF16: return f.template operator()<half_t, half_t>();
     case gemm::Dtype::kF32: return f.template operator()<float, float>();
     case gemm::Dtype::kInt8: return f.template operator()<std::int8_t, std::int32_t>();
-    case gemm::Dtype::kE4m3: return f.template operator()<float8_e4m3, bfloat16>();
+    case gemm::Dtype::kE4m3: return f.template operator()<float8_e4m3_t, bfloat16_t>();
     default: return Status::invalid_argument(std::string("no reference for dtype ") + gemm::dtype_name(a));
   }
 }
@@ -277,7 +277,7 @@ Status GemmRunner::prepare(GemmSetup const& setup) {
 
     B.d_count = mn * batch;
     double const u_acc = std::is_same_v<EA, float> ? std::ldexp(1.0, -10)
-                         : std::is_same_v<EA, float8_e4m3> ? std::ldexp(1.0, -13)
+                         : std::is_same_v<EA, float8_e4m3_t> ? std::ldexp(1.0, -13)
                          : std::is_integral_v<EA> ? 0.0 : std::ldexp(1.0, -22);
     B.tolerance = {unit_roundoff<ED>(), subnormal_spacing<ED>(), u_acc, std::is_integral_v<ED> && e.any() ? 1.0 : 0.0};
     B.compare = [](Buffers& b, std::size_t count, unsigned& worst, unsigned long long& bad) -> Status {

@@ -64,32 +64,32 @@ struct Gfx9_16x16_Layouts {
 template <>
 struct MmaTraits<arch::Gfx9_32x32x8_F32F16F16F32> : detail::Gfx9_32x32_Layouts<8> {
   using Op = arch::Gfx9_32x32x8_F32F16F16F32;
-  using ElementA = half;
-  using ElementB = half;
+  using ElementA = half_t;
+  using ElementB = half_t;
   using ElementC = float;
 };
 
 template <>
 struct MmaTraits<arch::Gfx9_16x16x16_F32F16F16F32> : detail::Gfx9_16x16_Layouts<16> {
   using Op = arch::Gfx9_16x16x16_F32F16F16F32;
-  using ElementA = half;
-  using ElementB = half;
+  using ElementA = half_t;
+  using ElementB = half_t;
   using ElementC = float;
 };
 
 template <>
 struct MmaTraits<arch::Gfx9_32x32x8_F32BF16BF16F32> : detail::Gfx9_32x32_Layouts<8> {
   using Op = arch::Gfx9_32x32x8_F32BF16BF16F32;
-  using ElementA = bfloat16;
-  using ElementB = bfloat16;
+  using ElementA = bfloat16_t;
+  using ElementB = bfloat16_t;
   using ElementC = float;
 };
 
 template <>
 struct MmaTraits<arch::Gfx9_16x16x16_F32BF16BF16F32> : detail::Gfx9_16x16_Layouts<16> {
   using Op = arch::Gfx9_16x16x16_F32BF16BF16F32;
-  using ElementA = bfloat16;
-  using ElementB = bfloat16;
+  using ElementA = bfloat16_t;
+  using ElementB = bfloat16_t;
   using ElementC = float;
 };
 
@@ -130,16 +130,16 @@ struct MmaTraits<arch::Gfx940_32x32x4_F32XF32XF32F32> : detail::Gfx9_32x32_Layou
 template <>
 struct MmaTraits<arch::Gfx940_32x32x16_F32F8F8F32> : detail::Gfx9_32x32_Layouts<16> {
   using Op = arch::Gfx940_32x32x16_F32F8F8F32;
-  using ElementA = float8_e4m3_fnuz;
-  using ElementB = float8_e4m3_fnuz;
+  using ElementA = float8_e4m3_fnuz_t;
+  using ElementB = float8_e4m3_fnuz_t;
   using ElementC = float;
 };
 
 template <>
 struct MmaTraits<arch::Gfx940_32x32x16_F32BF8BF8F32> : detail::Gfx9_32x32_Layouts<16> {
   using Op = arch::Gfx940_32x32x16_F32BF8BF8F32;
-  using ElementA = float8_e5m2_fnuz;
-  using ElementB = float8_e5m2_fnuz;
+  using ElementA = float8_e5m2_fnuz_t;
+  using ElementB = float8_e5m2_fnuz_t;
   using ElementC = float;
 };
 

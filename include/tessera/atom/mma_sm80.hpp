@@ -43,25 +43,25 @@ struct Sm80_16x8x16_Layouts : Sm80_C_16x8 {
 template <>
 struct MmaTraits<arch::Sm80_16x8x16_F32BF16BF16F32_TN> : detail::Sm80_16x8x16_Layouts {
   using Op = arch::Sm80_16x8x16_F32BF16BF16F32_TN;
-  using ElementA = bfloat16;
-  using ElementB = bfloat16;
+  using ElementA = bfloat16_t;
+  using ElementB = bfloat16_t;
   using ElementC = float;
 };
 
 template <>
 struct MmaTraits<arch::Sm80_16x8x16_F32F16F16F32_TN> : detail::Sm80_16x8x16_Layouts {
   using Op = arch::Sm80_16x8x16_F32F16F16F32_TN;
-  using ElementA = half;
-  using ElementB = half;
+  using ElementA = half_t;
+  using ElementB = half_t;
   using ElementC = float;
 };
 
 template <>
 struct MmaTraits<arch::Sm80_16x8x16_F16F16F16F16_TN> : detail::Sm80_16x8x16_Layouts {
   using Op = arch::Sm80_16x8x16_F16F16F16F16_TN;
-  using ElementA = half;
-  using ElementB = half;
-  using ElementC = half;
+  using ElementA = half_t;
+  using ElementB = half_t;
+  using ElementC = half_t;
 };
 
 // m16n8k8 tf32.

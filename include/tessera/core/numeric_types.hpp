@@ -252,15 +252,26 @@ TESSERA_HD bool operator==(NarrowFloat<F> a, NarrowFloat<F> b) { return float(a)
 template <class F>
 TESSERA_HD bool operator<(NarrowFloat<F> a, NarrowFloat<F> b) { return float(a) < float(b); }
 
-using half = NarrowFloat<format::Binary16>;
-using bfloat16 = NarrowFloat<format::BFloat16>;
-using float8_e4m3 = NarrowFloat<format::E4M3>;
-using float8_e5m2 = NarrowFloat<format::E5M2>;
-using float8_e4m3_fnuz = NarrowFloat<format::E4M3Fnuz>;
-using float8_e5m2_fnuz = NarrowFloat<format::E5M2Fnuz>;
+// The narrow types. Their names end in _t, as CUTLASS's do: CUDA's cuda_fp16.h declares a global
+// `half`, so a `tessera::half` would be ambiguous in a program that says `using namespace tessera`
+// (test/unit/core/test_type_names.cpp pins this). The older names without _t of the others stay as
+// aliases, since nothing of CUDA's or HIP's is called that: bfloat16, float8_e4m3, float8_e5m2,
+// float8_e4m3_fnuz, float8_e5m2_fnuz.
+using half_t = NarrowFloat<format::Binary16>;
+using bfloat16_t = NarrowFloat<format::BFloat16>;
+using float8_e4m3_t = NarrowFloat<format::E4M3>;
+using float8_e5m2_t = NarrowFloat<format::E5M2>;
+using float8_e4m3_fnuz_t = NarrowFloat<format::E4M3Fnuz>;
+using float8_e5m2_fnuz_t = NarrowFloat<format::E5M2Fnuz>;
 
-static_assert(sizeof(half) == 2 && sizeof(bfloat16) == 2 && sizeof(float8_e4m3) == 1 && sizeof(float8_e5m2) == 1 &&
-                  sizeof(float8_e4m3_fnuz) == 1 && sizeof(float8_e5m2_fnuz) == 1,
+using bfloat16 = bfloat16_t;
+using float8_e4m3 = float8_e4m3_t;
+using float8_e5m2 = float8_e5m2_t;
+using float8_e4m3_fnuz = float8_e4m3_fnuz_t;
+using float8_e5m2_fnuz = float8_e5m2_fnuz_t;
+
+static_assert(sizeof(half_t) == 2 && sizeof(bfloat16_t) == 2 && sizeof(float8_e4m3_t) == 1 && sizeof(float8_e5m2_t) == 1 &&
+                  sizeof(float8_e4m3_fnuz_t) == 1 && sizeof(float8_e5m2_fnuz_t) == 1,
               "numeric_types: narrow floats must have the size of their storage");
 
 // ---- tf32 --------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ TESSERA_HD T convert_output(float x) {
     if (!(x == x)) return T(0);
     float const r = detail::round_even(x);
     return T(r < lo ? lo : (r > hi ? hi : r));
-  } else if constexpr (std::is_same_v<T, float8_e4m3> || std::is_same_v<T, float8_e5m2>) {
+  } else if constexpr (std::is_same_v<T, float8_e4m3_t> || std::is_same_v<T, float8_e5m2_t>) {
     return T::from_float(x, Saturation::kFinite);
   } else {
     return T(x);  // half, bfloat16: IEEE rounding, overflow to infinity
@@ -49,9 +49,9 @@ template <class T>
 TESSERA_HD std::uint32_t convert_output_packed(float lo, float hi) {
   static_assert(sizeof(T) == 2, "convert_output_packed: packs two 16-bit outputs; use convert_output_pair for other types");
 #if TESSERA_DEVICE_PASS && defined(TESSERA_CUDA) && TESSERA_CUDA_ARCH >= 800
-  if constexpr (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>) {
+  if constexpr (std::is_same_v<T, bfloat16_t> || std::is_same_v<T, half_t>) {
     std::uint32_t packed;
-    if constexpr (std::is_same_v<T, bfloat16>) asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
+    if constexpr (std::is_same_v<T, bfloat16_t>) asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
     else asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
     return packed;
   }
@@ -63,7 +63,7 @@ TESSERA_HD std::uint32_t convert_output_packed(float lo, float hi) {
 // has one (cvt.rn.bf16x2 / f16x2 on sm_80 and later) instead of two conversions and a pack.
 template <class T>
 TESSERA_HD void convert_output_pair(float lo, float hi, T& out_lo, T& out_hi) {
-  if constexpr (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>) {
+  if constexpr (std::is_same_v<T, bfloat16_t> || std::is_same_v<T, half_t>) {
     std::uint32_t const packed = convert_output_packed<T>(lo, hi);
     out_lo = T::from_bits(static_cast<std::uint16_t>(packed & 0xFFFFu));
     out_hi = T::from_bits(static_cast<std::uint16_t>(packed >> 16));

@@ -80,11 +80,11 @@ struct Sm80Mma {
   using type = void;
 };
 template <>
-struct Sm80Mma<bfloat16, bfloat16, float> {
+struct Sm80Mma<bfloat16_t, bfloat16_t, float> {
   using type = arch::Sm80_16x8x16_F32BF16BF16F32_TN;
 };
 template <>
-struct Sm80Mma<half, half, float> {
+struct Sm80Mma<half_t, half_t, float> {
   using type = arch::Sm80_16x8x16_F32F16F16F32_TN;
 };
 template <>
@@ -103,11 +103,11 @@ struct Gfx9Mma {
   using type = void;
 };
 template <class Arch>
-struct Gfx9Mma<Arch, half, half, float> {
+struct Gfx9Mma<Arch, half_t, half_t, float> {
   using type = arch::Gfx9_32x32x8_F32F16F16F32;
 };
 template <class Arch>
-struct Gfx9Mma<Arch, bfloat16, bfloat16, float> {
+struct Gfx9Mma<Arch, bfloat16_t, bfloat16_t, float> {
   using type = arch::Gfx9_32x32x8_F32BF16BF16F32;  // bf16_1k
 };
 template <class Arch>
@@ -123,11 +123,11 @@ struct Gfx9Mma<arch::Gfx940, std::int8_t, std::int8_t, std::int32_t> {
   using type = arch::Gfx940_32x32x16_S32S8S8S32;
 };
 template <>
-struct Gfx9Mma<arch::Gfx940, float8_e4m3_fnuz, float8_e4m3_fnuz, float> {
+struct Gfx9Mma<arch::Gfx940, float8_e4m3_fnuz_t, float8_e4m3_fnuz_t, float> {
   using type = arch::Gfx940_32x32x16_F32F8F8F32;
 };
 template <>
-struct Gfx9Mma<arch::Gfx940, float8_e5m2_fnuz, float8_e5m2_fnuz, float> {
+struct Gfx9Mma<arch::Gfx940, float8_e5m2_fnuz_t, float8_e5m2_fnuz_t, float> {
   using type = arch::Gfx940_32x32x16_F32BF8BF8F32;
 };
 
@@ -150,7 +150,7 @@ struct WarpPolicy<Warpgroups<C, S, Cl>> {
 };
 
 template <class T>
-inline constexpr bool fp8_type = std::is_same_v<T, float8_e4m3> || std::is_same_v<T, float8_e5m2>;
+inline constexpr bool fp8_type = std::is_same_v<T, float8_e4m3_t> || std::is_same_v<T, float8_e5m2_t>;
 
 // A Config parameter left out: a Config missing one still reaches its own check (below) instead
 // of the compiler's "too few template arguments".

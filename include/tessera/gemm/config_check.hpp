@@ -25,15 +25,15 @@ namespace tessera::gemm {
 enum class Dtype : std::uint8_t { kUnknown, kBf16, kF16, kF32, kInt8, kInt32, kE4m3, kE5m2, kE4m3Fnuz, kE5m2Fnuz };
 
 template <class T>
-inline constexpr Dtype dtype_of = std::is_same_v<T, bfloat16>       ? Dtype::kBf16
-                                  : std::is_same_v<T, half>         ? Dtype::kF16
+inline constexpr Dtype dtype_of = std::is_same_v<T, bfloat16_t>       ? Dtype::kBf16
+                                  : std::is_same_v<T, half_t>         ? Dtype::kF16
                                   : std::is_same_v<T, float>        ? Dtype::kF32
                                   : std::is_same_v<T, std::int8_t>  ? Dtype::kInt8
                                   : std::is_same_v<T, std::int32_t> ? Dtype::kInt32
-                                  : std::is_same_v<T, float8_e4m3>  ? Dtype::kE4m3
-                                  : std::is_same_v<T, float8_e5m2>  ? Dtype::kE5m2
-                                  : std::is_same_v<T, float8_e4m3_fnuz> ? Dtype::kE4m3Fnuz
-                                  : std::is_same_v<T, float8_e5m2_fnuz> ? Dtype::kE5m2Fnuz
+                                  : std::is_same_v<T, float8_e4m3_t>  ? Dtype::kE4m3
+                                  : std::is_same_v<T, float8_e5m2_t>  ? Dtype::kE5m2
+                                  : std::is_same_v<T, float8_e4m3_fnuz_t> ? Dtype::kE4m3Fnuz
+                                  : std::is_same_v<T, float8_e5m2_fnuz_t> ? Dtype::kE5m2Fnuz
                                                                     : Dtype::kUnknown;
 
 constexpr int dtype_bytes(Dtype t) {
@@ -271,7 +271,7 @@ constexpr ConfigError check(ConfigSpec const& s) {
 #define TESSERA_CONFIG_MSG_LAYOUT_TAGS \
   "gemm::Config: a layout is not RowMajor or ColumnMajor; pass one of those tags for A and for B"
 #define TESSERA_CONFIG_MSG_NO_ATOM                                                                          \
-  "gemm::Config: no mma.sync atom multiplies these element types; use bfloat16 or half with float "       \
+  "gemm::Config: no mma.sync atom multiplies these element types; use bfloat16_t or half_t with float "       \
   "accumulators, float (tf32) with float, or int8_t with int32_t"
 #define TESSERA_CONFIG_MSG_TILE_M                                                                             \
   "gemm::Config: BlockTile M is not a multiple of Warps M x the MMA atom's M=16; use BlockTile M = 16 x " \
@@ -301,8 +301,8 @@ constexpr ConfigError check(ConfigSpec const& s) {
   "type in whole 64-element blocks (BlockTile M and N multiples of 64); use RowMajor A and ColumnMajor B " \
   "otherwise"
 #define TESSERA_CONFIG_MSG_WARPGROUPS_TYPES                                                                      \
-  "gemm::Config: the sm90 kernel multiplies bfloat16 or half operands (both the same) or float8_e4m3 / "       \
-  "float8_e5m2 operands (any pairing) into float; use those types, or Warps<M, N> for the mma.sync kernel"
+  "gemm::Config: the sm90 kernel multiplies bfloat16_t or half_t operands (both the same) or float8_e4m3_t / "       \
+  "float8_e5m2_t operands (any pairing) into float; use those types, or Warps<M, N> for the mma.sync kernel"
 #define TESSERA_CONFIG_MSG_WARPGROUPS_TILE_M                                                                      \
   "gemm::Config: each consumer warpgroup computes 64 rows, so BlockTile M must be 64 x Warpgroups (1 or 2); " \
   "use BlockTile M = 64 with Warpgroups<1> or 128 with Warpgroups<2>"
@@ -323,7 +323,7 @@ constexpr ConfigError check(ConfigSpec const& s) {
   "or 256"
 
 #define TESSERA_CONFIG_MSG_MFMA_TYPES                                                                       \
-  "gemm::Config: no MFMA atom multiplies these element types on this AMD target; use bfloat16 or half with " \
+  "gemm::Config: no MFMA atom multiplies these element types on this AMD target; use bfloat16_t or half_t with " \
   "float accumulators, float with float, int8_t with int32_t, or (arch::Gfx940) float8_e4m3_fnuz / "        \
   "float8_e5m2_fnuz pairs with float"
 #define TESSERA_CONFIG_MSG_MFMA_WARPS \

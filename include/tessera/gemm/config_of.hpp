@@ -17,8 +17,8 @@ namespace tessera::gemm {
 namespace detail {
 // The element type of a Dtype, in the enumerators' order (gemm/config_check.hpp).
 template <Dtype T>
-using TypeOf = std::tuple_element_t<std::size_t(T), std::tuple<void, bfloat16, half, float, std::int8_t, std::int32_t,
-                                                                float8_e4m3, float8_e5m2, float8_e4m3_fnuz, float8_e5m2_fnuz>>;
+using TypeOf = std::tuple_element_t<std::size_t(T), std::tuple<void, bfloat16_t, half_t, float, std::int8_t, std::int32_t,
+                                                                float8_e4m3_t, float8_e5m2_t, float8_e4m3_fnuz_t, float8_e5m2_fnuz_t>>;
 static_assert(dtype_of<TypeOf<Dtype::kBf16>> == Dtype::kBf16 && dtype_of<TypeOf<Dtype::kInt32>> == Dtype::kInt32 &&
                   dtype_of<TypeOf<Dtype::kE5m2>> == Dtype::kE5m2 && dtype_of<TypeOf<Dtype::kE5m2Fnuz>> == Dtype::kE5m2Fnuz,
               "gemm::detail::TypeOf follows gemm::Dtype's enumerators");

@@ -61,7 +61,7 @@ TESSERA_HD constexpr arch::sm90::WgmmaDescriptor k_major_descriptor(std::uint32_
 // 128-byte swizzle), the blocks one after the other.
 template <class T, int MN, int K>
 struct MnMajorTile {
-  static_assert(sizeof(T) == 2, "tile::MnMajorTile: wgmma reads MN-major operands of 16-bit types only; use bfloat16 or half "
+  static_assert(sizeof(T) == 2, "tile::MnMajorTile: wgmma reads MN-major operands of 16-bit types only; use bfloat16_t or half_t "
                                 "(stage tf32 and 8-bit operands K-major)");
   static_assert(MN % 64 == 0 && K % 16 == 0,
                 "tile::MnMajorTile: MN must be whole 64-element blocks and K whole 16-row k-steps; use MN = 64, 128, "

@@ -24,11 +24,11 @@ namespace {
 
 constexpr int kRows = 200, kCols = 136, kLd = 144;  // the matrix; rows 288 bytes apart
 constexpr int kBox = 64;                            // 64 x 64 boxes: 128-byte rows
-using Tile = tile::SwizzledTile<bfloat16, kBox, kBox>;
+using Tile = tile::SwizzledTile<bfloat16_t, kBox, kBox>;
 
 // Loads the box at (col, row, batch) and writes it out in row-major order through the tile layout.
-__global__ void load_box(__grid_constant__ TmaDescriptor const map, int col, int row, int batch, bool three_d, bfloat16* out) {
-  __shared__ alignas(1024) bfloat16 tile[Tile::size];
+__global__ void load_box(__grid_constant__ TmaDescriptor const map, int col, int row, int batch, bool three_d, bfloat16_t* out) {
+  __shared__ alignas(1024) bfloat16_t tile[Tile::size];
   __shared__ alignas(8) std::uint64_t full;
   std::uint32_t const bar = arch::smem_address(&full);
   if (threadIdx.x == 0) {
@@ -38,7 +38,7 @@ __global__ void load_box(__grid_constant__ TmaDescriptor const map, int col, int
   }
   __syncthreads();
   if (threadIdx.x == 0) {
-    arch::mbarrier_arrive_expect_tx(bar, Tile::size * sizeof(bfloat16));  // out-of-bounds zeros count too
+    arch::mbarrier_arrive_expect_tx(bar, Tile::size * sizeof(bfloat16_t));  // out-of-bounds zeros count too
     if (three_d) arch::sm90::tma_load_3d(arch::smem_address(tile), &map, col, row, batch, bar);
     else arch::sm90::tma_load_2d(arch::smem_address(tile), &map, col, row, bar);
   }
@@ -47,8 +47,8 @@ __global__ void load_box(__grid_constant__ TmaDescriptor const map, int col, int
 }
 
 // Fills a box in the tile layout with in[] (row-major) and stores it at (col, row).
-__global__ void store_box(__grid_constant__ TmaDescriptor const map, int col, int row, bfloat16 const* in) {
-  __shared__ alignas(1024) bfloat16 tile[Tile::size];
+__global__ void store_box(__grid_constant__ TmaDescriptor const map, int col, int row, bfloat16_t const* in) {
+  __shared__ alignas(1024) bfloat16_t tile[Tile::size];
   for (int i = threadIdx.x; i < Tile::size; i += blockDim.x) tile[Tile::layout()(i / kBox, i % kBox)] = in[i];
   arch::sm90::fence_proxy_async_shared();
   __syncthreads();
@@ -59,15 +59,15 @@ __global__ void store_box(__grid_constant__ TmaDescriptor const map, int col, in
   }
 }
 
-std::vector<bfloat16> random_matrix(std::size_t n, unsigned seed) {
+std::vector<bfloat16_t> random_matrix(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-4.f, 4.f);
-  std::vector<bfloat16> h(n);
-  for (auto& x : h) x = bfloat16(u(rng));
+  std::vector<bfloat16_t> h(n);
+  for (auto& x : h) x = bfloat16_t(u(rng));
   return h;
 }
 
-float bits_value(bfloat16 x) { return float(x); }
+float bits_value(bfloat16_t x) { return float(x); }
 
 }  // namespace
 
@@ -75,7 +75,7 @@ TEST_CASE("TMA loads swizzled boxes, zero-filled past the edges", "[gpu][arch][s
   tessera::test::require_gpu();
   constexpr int kBatch = 3;
   auto const host = random_matrix(std::size_t(kBatch) * kRows * kLd, 7);
-  DeviceBuffer<bfloat16> matrix(host);
+  DeviceBuffer<bfloat16_t> matrix(host);
   TmaDescriptor map2{}, map3{};
   Status const s = arch::sm90::make_tensor_map_2d(map2, matrix.get(), kCols, kRows, kLd, kBox, kBox, TmaSwizzle::k128B);
   INFO(s.message());
@@ -91,7 +91,7 @@ TEST_CASE("TMA loads swizzled boxes, zero-filled past the edges", "[gpu][arch][s
   // interior, the bottom-right corner (8 of 64 columns and rows inside), a negative origin, a batch
   for (Case c : {Case{64, 64, 0, false}, Case{128, 192, 0, false}, Case{-8, -3, 0, false}, Case{40, 150, 2, true}}) {
     INFO("box at column " << c.col << ", row " << c.row << ", batch " << c.batch);
-    DeviceBuffer<bfloat16> out(Tile::size);  // poisoned
+    DeviceBuffer<bfloat16_t> out(Tile::size);  // poisoned
     load_box<<<1, 128>>>(c.three_d ? map3 : map2, c.col, c.row, c.batch, c.three_d, out.get());
     TESSERA_CUDA_REQUIRE_LAUNCH();
     auto const got = out.to_host();
@@ -111,10 +111,10 @@ TEST_CASE("TMA loads swizzled boxes, zero-filled past the edges", "[gpu][arch][s
 TEST_CASE("TMA stores boxes, clipped at the edges", "[gpu][arch][sm90][tma]") {
   tessera::test::require_gpu();
   auto const box = random_matrix(Tile::size, 11);
-  DeviceBuffer<bfloat16> in(box);
+  DeviceBuffer<bfloat16_t> in(box);
   for (auto [col, row] : {std::pair{0, 0}, std::pair{104, 170}}) {  // inner coordinates: 16-byte multiples
     INFO("box at column " << col << ", row " << row);
-    DeviceBuffer<bfloat16> matrix(std::size_t(kRows) * kLd);  // poisoned
+    DeviceBuffer<bfloat16_t> matrix(std::size_t(kRows) * kLd);  // poisoned
     auto const poison = matrix.to_host();
     TmaDescriptor map{};
     Status const s = arch::sm90::make_tensor_map_2d(map, matrix.get(), kCols, kRows, kLd, kBox, kBox, TmaSwizzle::k128B);
@@ -129,7 +129,7 @@ TEST_CASE("TMA stores boxes, clipped at the edges", "[gpu][arch][sm90][tma]") {
         bool const inside = c < kCols && r >= row && r < row + kBox && c >= col && c < col + kBox;
         std::size_t const i = std::size_t(r) * kLd + c;
         float const want = inside ? bits_value(box[(r - row) * kBox + (c - col)]) : bits_value(poison[i]);
-        bool const same = inside ? bits_value(got[i]) == want : std::memcmp(&got[i], &poison[i], sizeof(bfloat16)) == 0;
+        bool const same = inside ? bits_value(got[i]) == want : std::memcmp(&got[i], &poison[i], sizeof(bfloat16_t)) == 0;
         if (!same && ++bad <= 5) UNSCOPED_INFO("(" << r << ", " << c << "): " << bits_value(got[i]) << ", want " << want);
       }
     CHECK(bad == 0);

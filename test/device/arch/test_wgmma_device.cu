@@ -117,7 +117,7 @@ __global__ void __launch_bounds__(128) wgmma_tile(E const* a, E const* b, float*
       value = acc[v];
     } else {
       std::uint16_t const bits = std::uint16_t(acc[v / 2] >> (16 * e));
-      half x;
+      half_t x;
       memcpy(&x, &bits, 2);
       value = float(x);
     }
@@ -156,22 +156,22 @@ void check() {
 
 TEST_CASE("wgmma m64nNk16 bf16/f16 from swizzled shared tiles and from registers", "[gpu][arch][sm90][wgmma]") {
   tessera::test::require_gpu();
-  check<bfloat16, float, 8, false>();
-  check<bfloat16, float, 64, false>();
-  check<bfloat16, float, 256, false>();
-  check<bfloat16, float, 128, true>();
-  check<half, float, 96, false>();
-  check<half, half, 64, false>();
-  check<half, half, 8, true>();
+  check<bfloat16_t, float, 8, false>();
+  check<bfloat16_t, float, 64, false>();
+  check<bfloat16_t, float, 256, false>();
+  check<bfloat16_t, float, 128, true>();
+  check<half_t, float, 96, false>();
+  check<half_t, half_t, 64, false>();
+  check<half_t, half_t, 8, true>();
 }
 
 TEST_CASE("wgmma m64nNk16 with MN-major operands (transposed) from tile::MnMajorTile", "[gpu][arch][sm90][wgmma]") {
   tessera::test::require_gpu();
-  check<bfloat16, float, 128, false, Major::MN, Major::K>();
-  check<bfloat16, float, 128, false, Major::K, Major::MN>();
-  check<bfloat16, float, 256, false, Major::MN, Major::MN>();
-  check<half, half, 64, false, Major::MN, Major::MN>();
-  check<bfloat16, float, 64, true, Major::K, Major::MN>();
+  check<bfloat16_t, float, 128, false, Major::MN, Major::K>();
+  check<bfloat16_t, float, 128, false, Major::K, Major::MN>();
+  check<bfloat16_t, float, 256, false, Major::MN, Major::MN>();
+  check<half_t, half_t, 64, false, Major::MN, Major::MN>();
+  check<bfloat16_t, float, 64, true, Major::K, Major::MN>();
 }
 
 TEST_CASE("wgmma m64nNk8 tf32 and m64nNk32 fp8 (e4m3, e5m2)", "[gpu][arch][sm90][wgmma]") {
@@ -179,8 +179,8 @@ TEST_CASE("wgmma m64nNk8 tf32 and m64nNk32 fp8 (e4m3, e5m2)", "[gpu][arch][sm90]
   check<float, float, 64, false>();
   check<float, float, 256, false>();
   check<float, float, 32, true>();
-  check<float8_e4m3, float, 64, false>();
-  check<float8_e4m3, float, 256, true>();
-  check<float8_e5m2, float, 128, false>();
-  check<float8_e4m3, half, 64, false>();
+  check<float8_e4m3_t, float, 64, false>();
+  check<float8_e4m3_t, float, 256, true>();
+  check<float8_e5m2_t, float, 128, false>();
+  check<float8_e4m3_t, half_t, 64, false>();
 }

@@ -42,7 +42,7 @@ __global__ void run_atom(typename Traits::ElementA const* a, typename Traits::El
   std::uint32_t ar[sizeof(av) / 4], br[sizeof(bv) / 4];
   pack(av, ar);
   pack(bv, br);
-  if constexpr (std::is_same_v<typename Traits::ElementC, tessera::half>) {
+  if constexpr (std::is_same_v<typename Traits::ElementC, tessera::half_t>) {
     std::uint32_t cr[2], dr[2];
     pack(cv, cr);
     Op::fma(dr, ar, br, cr);

@@ -78,21 +78,21 @@ __global__ void convert(float const* in, ConvertOut* out, int count) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
     float const x = in[i];
     ConvertOut o;
-    o.half[0] = tessera::half(x).bits();
+    o.half[0] = tessera::half_t(x).bits();
     o.half[1] = encode_float_portable<format::Binary16>(x, Saturation::kNone);
     o.half[2] = __half_as_ushort(__float2half_rn(x));
-    o.bf16[0] = bfloat16(x).bits();
+    o.bf16[0] = bfloat16_t(x).bits();
     o.bf16[1] = encode_float_portable<format::BFloat16>(x, Saturation::kNone);
     o.bf16[2] = __bfloat16_as_ushort(__float2bfloat16_rn(x));
-    o.e4m3[0] = float8_e4m3(x).bits();
+    o.e4m3[0] = float8_e4m3_t(x).bits();
     o.e4m3[1] = encode_float_portable<format::E4M3>(x, Saturation::kFinite);
     o.e4m3[2] = __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3);
-    o.e5m2[0] = float8_e5m2(x).bits();
+    o.e5m2[0] = float8_e5m2_t(x).bits();
     o.e5m2[1] = encode_float_portable<format::E5M2>(x, Saturation::kFinite);
     o.e5m2[2] = __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E5M2);
-    o.e4m3_nosat[0] = float8_e4m3::from_float(x, Saturation::kNone).bits();
+    o.e4m3_nosat[0] = float8_e4m3_t::from_float(x, Saturation::kNone).bits();
     o.e4m3_nosat[1] = __nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E4M3);
-    o.e5m2_nosat[0] = float8_e5m2::from_float(x, Saturation::kNone).bits();
+    o.e5m2_nosat[0] = float8_e5m2_t::from_float(x, Saturation::kNone).bits();
     o.e5m2_nosat[1] = __nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E5M2);
     o.tf32[0] = __float_as_uint(round_to_tf32(x));
     o.tf32[1] = __float_as_uint(round_to_tf32_portable(x));
@@ -108,11 +108,11 @@ __global__ void convert(float const* in, ConvertOut* out, int count) {
     o.tf32_rn[2] = o.tf32_rn[1];
 #endif
     float const y = in[(i + 1) % count];
-    tessera::half h0, h1;
+    tessera::half_t h0, h1;
     epilogue::convert_output_pair(x, y, h0, h1);
     o.half_pair[0] = h0.bits();
     o.half_pair[1] = h1.bits();
-    bfloat16 b0, b1;
+    bfloat16_t b0, b1;
     epilogue::convert_output_pair(x, y, b0, b1);
     o.bf16_pair[0] = b0.bits();
     o.bf16_pair[1] = b1.bits();
@@ -124,14 +124,14 @@ __global__ void convert(float const* in, ConvertOut* out, int count) {
 __global__ void decode(float* out, int count) {
   for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < count; p += gridDim.x * blockDim.x) {
     auto const bits = static_cast<unsigned short>(p);
-    out[8 * p + 0] = float(tessera::half::from_bits(bits));
+    out[8 * p + 0] = float(tessera::half_t::from_bits(bits));
     out[8 * p + 1] = __half2float(__ushort_as_half(bits));
-    out[8 * p + 2] = float(bfloat16::from_bits(bits));
+    out[8 * p + 2] = float(bfloat16_t::from_bits(bits));
     out[8 * p + 3] = __bfloat162float(__ushort_as_bfloat16(bits));
     auto const b8 = static_cast<unsigned char>(p & 0xFF);
-    out[8 * p + 4] = float(float8_e4m3::from_bits(b8));
+    out[8 * p + 4] = float(float8_e4m3_t::from_bits(b8));
     out[8 * p + 5] = __half2float(__half(__nv_cvt_fp8_to_halfraw(b8, __NV_E4M3)));
-    out[8 * p + 6] = float(float8_e5m2::from_bits(b8));
+    out[8 * p + 6] = float(float8_e5m2_t::from_bits(b8));
     out[8 * p + 7] = __half2float(__half(__nv_cvt_fp8_to_halfraw(b8, __NV_E5M2)));
   }
 }
@@ -143,8 +143,8 @@ std::vector<float> conversion_inputs() {
   for (std::uint32_t p = 0; p < 65536; ++p) {
     std::uint32_t const hi = p << 16;
     for (std::uint32_t lo : {0x0000u, 0x7FFFu, 0x8000u, 0x8001u, 0x1000u}) v.push_back(float_of(hi | lo));
-    float const h = float(tessera::half::from_bits(std::uint16_t(p)));
-    float const h1 = float(tessera::half::from_bits(std::uint16_t(p + 1)));
+    float const h = float(tessera::half_t::from_bits(std::uint16_t(p)));
+    float const h1 = float(tessera::half_t::from_bits(std::uint16_t(p + 1)));
     if (std::isfinite(h) && std::isfinite(h1)) {
       float const mid = float((double(h) + double(h1)) / 2);
       for (int d = -1; d <= 1; ++d) v.push_back(float_of(bits_of(mid) + std::uint32_t(d)));
@@ -193,8 +193,8 @@ TEST_CASE("conversions on the device are bit-exact with CUDA's intrinsics and wi
   for (int i = 0; i < count; ++i) {
     float const x = inputs[i];
     ConvertOut const& o = got[i];
-    unsigned const host_half = tessera::half(x).bits(), host_bf16 = bfloat16(x).bits();
-    unsigned const host_e4m3 = float8_e4m3(x).bits(), host_e5m2 = float8_e5m2(x).bits();
+    unsigned const host_half = tessera::half_t(x).bits(), host_bf16 = bfloat16_t(x).bits();
+    unsigned const host_e4m3 = float8_e4m3_t(x).bits(), host_e5m2 = float8_e5m2_t(x).bits();
     for (int k = 0; k < 3; ++k) {
       check("half", i, o.half[k], host_half);
       check("bfloat16", i, o.bf16[k], host_bf16);
@@ -202,14 +202,14 @@ TEST_CASE("conversions on the device are bit-exact with CUDA's intrinsics and wi
       check("e5m2", i, o.e5m2[k], host_e5m2);
     }
     for (int k = 0; k < 2; ++k) {
-      check("e4m3 nosat", i, o.e4m3_nosat[k], float8_e4m3::from_float(x, Saturation::kNone).bits());
-      check("e5m2 nosat", i, o.e5m2_nosat[k], float8_e5m2::from_float(x, Saturation::kNone).bits());
+      check("e4m3 nosat", i, o.e4m3_nosat[k], float8_e4m3_t::from_float(x, Saturation::kNone).bits());
+      check("e5m2 nosat", i, o.e5m2_nosat[k], float8_e5m2_t::from_float(x, Saturation::kNone).bits());
     }
     float const y = inputs[(i + 1) % count];
     check("half pair, first", i, o.half_pair[0], host_half);
-    check("half pair, second", i, o.half_pair[1], tessera::half(y).bits());
+    check("half pair, second", i, o.half_pair[1], tessera::half_t(y).bits());
     check("bfloat16 pair, first", i, o.bf16_pair[0], host_bf16);
-    check("bfloat16 pair, second", i, o.bf16_pair[1], bfloat16(y).bits());
+    check("bfloat16 pair, second", i, o.bf16_pair[1], bfloat16_t(y).bits());
     unsigned const host_tf32 = bits_of(round_to_tf32_portable(x));
     unsigned const host_tf32_rn = bits_of(round_to_tf32_portable(x, Tf32Rounding::kNearestEven));
     for (int k = 0; k < 3; ++k) {
@@ -230,8 +230,8 @@ TEST_CASE("every 8- and 16-bit pattern decodes on the device as CUDA decodes it"
   for (int p = 0; p < 65536; ++p) {
     auto const b16 = std::uint16_t(p);
     auto const b8 = std::uint8_t(p & 0xFF);
-    float const host[4] = {float(tessera::half::from_bits(b16)), float(bfloat16::from_bits(b16)),
-                           float(float8_e4m3::from_bits(b8)), float(float8_e5m2::from_bits(b8))};
+    float const host[4] = {float(tessera::half_t::from_bits(b16)), float(bfloat16_t::from_bits(b16)),
+                           float(float8_e4m3_t::from_bits(b8)), float(float8_e5m2_t::from_bits(b8))};
     for (int k = 0; k < 4; ++k) {
       float const ours = got[8 * p + 2 * k], cuda = got[8 * p + 2 * k + 1];
       // NaN payloads are not specified: only NaN-ness must agree. Everything else bit for bit,

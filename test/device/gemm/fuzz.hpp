@@ -152,7 +152,7 @@ struct Fuzz {
       // that rounding too.
       bool const to_half = all_stages && (p.stages >> (kAllStagesCount - 1) & 1u) != 0;
       Epi const epi = epilogue_for(p, seed + std::uint64_t(i));
-      DeviceResult const r = to_half ? DeviceCheck<Cfg>::template run<half>(p.cs, 1, epi, seed + std::uint64_t(i), extra)
+      DeviceResult const r = to_half ? DeviceCheck<Cfg>::template run<half_t>(p.cs, 1, epi, seed + std::uint64_t(i), extra)
                                      : DeviceCheck<Cfg>::run(p.cs, 1, epi, seed + std::uint64_t(i), extra);
       if (!r.ok())
         failures.push_back(std::string(name) + " problem " + std::to_string(i) + " (stages 0x" + hex(p.stages) + "): " + r.report() +

@@ -274,7 +274,7 @@ using AllStages = ep::Chain<ep::Optional<ep::LinearCombination<float>>, ep::Opti
                             ep::Optional<ep::ScaleShift<ep::PerColumn>>, ep::Optional<ep::ResidualAdd<float>>,
                             ep::Optional<ep::Relu>, ep::Optional<ep::GeluTanh>, ep::Optional<ep::GeluErf>,
                             ep::Optional<ep::Silu>, ep::Optional<ep::Sigmoid>, ep::Optional<ep::Clamp>,
-                            ep::Optional<ep::ConvertTo<half>>>;
+                            ep::Optional<ep::ConvertTo<half_t>>>;
 inline constexpr int kAllStagesCount = AllStages::size;
 inline char const* const kStageNames[] = {"LinearCombination", "Bias<PerRow>", "Bias<PerColumn>", "ScaleShift<PerRow>",
                                           "ScaleShift<PerColumn>", "ResidualAdd", "Relu", "GeluTanh", "GeluErf",

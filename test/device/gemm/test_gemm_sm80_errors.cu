@@ -6,11 +6,11 @@ using namespace tessera;
 using tessera::test::DeviceBuffer;
 
 namespace {
-using Cfg = gemm::Config<arch::Sm80, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float,
+using Cfg = gemm::Config<arch::Sm80, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, bfloat16_t, float,
                          gemm::BlockTile<128, 128, 32>, gemm::Warps<2, 2>, gemm::Stages<3>>;
 
 struct Fixture {
-  DeviceBuffer<bfloat16> a{64 * 64}, b{64 * 64}, d{64 * 64};
+  DeviceBuffer<bfloat16_t> a{64 * 64}, b{64 * 64}, d{64 * 64};
   gemm::Arguments<Cfg> good() { return tessera::test::args_64<Cfg>(a, b, d); }
   // Runs the bad arguments: the Status must carry `code` and `message`, and D must be untouched.
   void expect_rejected(gemm::Arguments<Cfg> const& args, StatusCode code, std::string const& message) {

@@ -14,40 +14,40 @@ using namespace tessera::test::sm90;
 using tessera::test::DeviceCase;
 
 namespace {
-using F32D = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, float, float, gemm::BlockTile<128, 128, 64>,
+using F32D = gemm::Config<arch::Sm90, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, float, float, gemm::BlockTile<128, 128, 64>,
                           gemm::Warpgroups<2>, gemm::Stages<4>>;
-using I8D = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, std::int8_t, float, gemm::BlockTile<128, 256, 64>,
+using I8D = gemm::Config<arch::Sm90, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, std::int8_t, float, gemm::BlockTile<128, 256, 64>,
                          gemm::Warpgroups<2>, gemm::Stages<4>>;
 // The README's Config.
-using Readme = Sm90Cfg<bfloat16, 128, 256, 2, 4, epilogue::Identity>;
+using Readme = Sm90Cfg<bfloat16_t, 128, 256, 2, 4, epilogue::Identity>;
 }  // namespace
 
 TEST_CASE("sm90 GEMM bf16 TN on odd shapes, every epilogue stage", "[gpu][gemm][sm90][bf16]") {
-  SECTION("128 x 128 tiles, 2 consumer warpgroups, 4 stages") { all_shapes<Sm90Cfg<bfloat16, 128, 128, 2, 4>>(); }
+  SECTION("128 x 128 tiles, 2 consumer warpgroups, 4 stages") { all_shapes<Sm90Cfg<bfloat16_t, 128, 128, 2, 4>>(); }
   SECTION("128 x 256 tiles, 2 consumer warpgroups, 4 stages") {
     for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<Readme>::run(cs);
   }
-  SECTION("ping-pong, 128 x 128 tiles, 4 stages") { all_shapes<PingPongCfg<bfloat16, 128, 128, 4>>(); }
+  SECTION("ping-pong, 128 x 128 tiles, 4 stages") { all_shapes<PingPongCfg<bfloat16_t, 128, 128, 4>>(); }
   SECTION("ping-pong, 64 x 256 tiles, 4 stages") {
-    for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<PingPongCfg<bfloat16, 64, 256, 4, epilogue::Identity>>::run(cs);
+    for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<PingPongCfg<bfloat16_t, 64, 256, 4, epilogue::Identity>>::run(cs);
   }
   SECTION("64 x 128 tiles, 1 consumer warpgroup, 2 stages") {
-    for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<Sm90Cfg<bfloat16, 64, 128, 1, 2, epilogue::Identity>>::run(cs);
+    for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<Sm90Cfg<bfloat16_t, 64, 128, 1, 2, epilogue::Identity>>::run(cs);
   }
   SECTION("128 x 112 tiles (an odd multiple of 16: 16-column epilogue chunks), 2 consumer warpgroups, 7 stages") {
-    all_shapes<Sm90Cfg<bfloat16, 128, 112, 2, 7>>();
+    all_shapes<Sm90Cfg<bfloat16_t, 128, 112, 2, 7>>();
   }
 }
 
 // Clusters of two blocks sharing B (2 x 1) or A (1 x 2) by multicast; odd tile counts leave a
 // block of the last cluster without a tile of its own.
 TEST_CASE("sm90 GEMM bf16 TN in clusters of two", "[gpu][gemm][sm90][bf16][cluster]") {
-  SECTION("2 x 1, 128 x 128 tiles, every epilogue stage") { all_shapes<ClusterCfg<bfloat16, 128, 128, 4, 2, 1>>(); }
+  SECTION("2 x 1, 128 x 128 tiles, every epilogue stage") { all_shapes<ClusterCfg<bfloat16_t, 128, 128, 4, 2, 1>>(); }
   SECTION("1 x 2, 128 x 256 tiles") {
-    for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<ClusterCfg<bfloat16, 128, 256, 4, 1, 2, epilogue::Identity>>::run(cs);
+    for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<ClusterCfg<bfloat16_t, 128, 256, 4, 1, 2, epilogue::Identity>>::run(cs);
   }
   SECTION("2 x 1, ping-pong 64 x 256 tiles") {
-    using Cfg = Sm90Cfg<bfloat16, 64, 256, 2, 4, epilogue::Identity, gemm::PingPong, RowMajor, ColumnMajor, gemm::ClusterShape<2, 1>>;
+    using Cfg = Sm90Cfg<bfloat16_t, 64, 256, 2, 4, epilogue::Identity, gemm::PingPong, RowMajor, ColumnMajor, gemm::ClusterShape<2, 1>>;
     for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<Cfg>::run(cs);
   }
 }
@@ -55,7 +55,7 @@ TEST_CASE("sm90 GEMM bf16 TN in clusters of two", "[gpu][gemm][sm90][bf16][clust
 // Per-tensor scales with an epilogue chain on 16-bit operands and D, on tiles inside D and at its
 // edges (300 x 400): the chain runs between scale_a * scale_b and scale_d in both epilogues.
 TEST_CASE("sm90 GEMM bf16 with per-tensor scales, every epilogue stage", "[gpu][gemm][sm90][bf16]") {
-  using Cfg = Sm90Cfg<bfloat16, 128, 128, 2, 4>;
+  using Cfg = Sm90Cfg<bfloat16_t, 128, 128, 2, 4>;
   using tessera::test::check_every_stage, tessera::test::Scales;
   SECTION("scales not 1") { check_every_stage<Cfg>({300, 400, 200}, Scales{true, 2.0f, 0.5f, 0.25f, false}); }
   SECTION("scale_a * scale_b not 1, scale_d 1") { check_every_stage<Cfg>({300, 400, 200}, Scales{true, 4.0f, 0.5f, 1.0f, false}); }
@@ -63,8 +63,8 @@ TEST_CASE("sm90 GEMM bf16 with per-tensor scales, every epilogue stage", "[gpu][
 }
 
 TEST_CASE("sm90 GEMM f16 TN on odd shapes, every epilogue stage", "[gpu][gemm][sm90][f16]") {
-  SECTION("cooperative") { all_shapes<Sm90Cfg<half, 128, 128, 2, 4>>(); }
-  SECTION("ping-pong") { all_shapes<PingPongCfg<half, 128, 128, 5>>(); }
+  SECTION("cooperative") { all_shapes<Sm90Cfg<half_t, 128, 128, 2, 4>>(); }
+  SECTION("ping-pong") { all_shapes<PingPongCfg<half_t, 128, 128, 5>>(); }
 }
 
 // The per-column vectors of every stage (three) staged in shared memory for the interior tiles
@@ -72,15 +72,15 @@ TEST_CASE("sm90 GEMM f16 TN on odd shapes, every epilogue stage", "[gpu][gemm][s
 // tiles, the rest at the edges. One Config has no room for the copy and reads them from global.
 TEST_CASE("sm90 GEMM every epilogue stage with the column vectors staged", "[gpu][gemm][sm90][columns]") {
   using tessera::test::check_every_stage;
-  SECTION("cooperative 128 x 128, batched") { check_every_stage<Sm90Cfg<bfloat16, 128, 128, 2, 4>>({300, 400, 200, 2}); }
+  SECTION("cooperative 128 x 128, batched") { check_every_stage<Sm90Cfg<bfloat16_t, 128, 128, 2, 4>>({300, 400, 200, 2}); }
   SECTION("cooperative 128 x 112: tiles of fewer columns than a consumer's threads") {
-    check_every_stage<Sm90Cfg<bfloat16, 128, 112, 2, 7>>({300, 400, 200});
+    check_every_stage<Sm90Cfg<bfloat16_t, 128, 112, 2, 7>>({300, 400, 200});
   }
-  SECTION("ping-pong 128 x 128, 4 stages") { check_every_stage<PingPongCfg<bfloat16, 128, 128, 4>>({300, 400, 200}); }
-  SECTION("clusters of 2 x 1") { check_every_stage<ClusterCfg<bfloat16, 128, 128, 4, 2, 1>>({300, 400, 200}); }
+  SECTION("ping-pong 128 x 128, 4 stages") { check_every_stage<PingPongCfg<bfloat16_t, 128, 128, 4>>({300, 400, 200}); }
+  SECTION("clusters of 2 x 1") { check_every_stage<ClusterCfg<bfloat16_t, 128, 128, 4, 2, 1>>({300, 400, 200}); }
   SECTION("not staged: f16 ping-pong 128 x 128, 5 stages (96 bytes short)") {
-    STATIC_REQUIRE(!gemm::sm90::Kernel<PingPongCfg<half, 128, 128, 5>>::stage_columns);
-    check_every_stage<PingPongCfg<half, 128, 128, 5>>({300, 400, 200});
+    STATIC_REQUIRE(!gemm::sm90::Kernel<PingPongCfg<half_t, 128, 128, 5>>::stage_columns);
+    check_every_stage<PingPongCfg<half_t, 128, 128, 5>>({300, 400, 200});
   }
 }
 
@@ -94,7 +94,7 @@ TEST_CASE("sm90 GEMM bf16 TN into float and int8 D", "[gpu][gemm][sm90][bf16]") 
     for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<I8D>::run(cs, {}, {}, 1, 1.0);
   }
   SECTION("float D, 64 x 112 tiles (16-column chunks of 64-byte rows)") {
-    using F32N112 = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, float, float, gemm::BlockTile<64, 112, 64>,
+    using F32N112 = gemm::Config<arch::Sm90, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, float, float, gemm::BlockTile<64, 112, 64>,
                                  gemm::Warpgroups<1>, gemm::Stages<8>>;
     for (auto const& cs : sm90_cases()) tessera::test::GemmCheck<F32N112>::run(cs);
   }
@@ -102,8 +102,8 @@ TEST_CASE("sm90 GEMM bf16 TN into float and int8 D", "[gpu][gemm][sm90][bf16]") 
 
 TEST_CASE("sm90 GEMM refuses operands TMA cannot read, with the fix", "[gpu][gemm][sm90][errors]") {
   tessera::test::require_gpu();
-  using Cfg = Sm90Cfg<bfloat16, 128, 128, 2, 4, epilogue::Identity>;
-  test::DeviceBuffer<bfloat16> a(64 * 264 + 8), b(64 * 264 + 8), d(64 * 72);
+  using Cfg = Sm90Cfg<bfloat16_t, 128, 128, 2, 4, epilogue::Identity>;
+  test::DeviceBuffer<bfloat16_t> a(64 * 264 + 8), b(64 * 264 + 8), d(64 * 72);
   auto const poison = d.to_host();
   auto args = [&] {
     gemm::Arguments<Cfg> x = test::args_64<Cfg>(a, b, d);
@@ -134,7 +134,7 @@ TEST_CASE("sm90 GEMM refuses operands TMA cannot read, with the fix", "[gpu][gem
   }
   TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
   auto const after = d.to_host();
-  CHECK(std::memcmp(after.data(), poison.data(), after.size() * sizeof(bfloat16)) == 0);  // nothing written
+  CHECK(std::memcmp(after.data(), poison.data(), after.size() * sizeof(bfloat16_t)) == 0);  // nothing written
 }
 
 // Stress (fuzz.hpp, stress_cases): grids of thousands to tens of thousands of tiles, each problem
@@ -146,7 +146,7 @@ TEST_CASE("sm90 GEMM stress: the README's Config (cooperative 128 x 256, TMA sto
 }
 
 TEST_CASE("sm90 GEMM stress: cooperative 128 x 128, bias (column vectors staged) + GELU", "[gpu][gemm][sm90][stress]") {
-  using Cfg = Sm90Cfg<bfloat16, 128, 128, 2, 4>;
+  using Cfg = Sm90Cfg<bfloat16_t, 128, 128, 2, 4>;
   STATIC_REQUIRE(gemm::sm90::Kernel<Cfg>::stage_columns);
   // A random per-column bias as wide as the widest N of the shapes, and GELU.
   std::vector<float> bias(1000000);
@@ -161,14 +161,14 @@ TEST_CASE("sm90 GEMM stress: cooperative 128 x 128, bias (column vectors staged)
 
 TEST_CASE("sm90 GEMM stress: ping-pong", "[gpu][gemm][sm90][stress]") {
   using tessera::test::stress, tessera::test::stress_cases;
-  SECTION("64 x 256") { stress<PingPongCfg<bfloat16, 64, 256, 4, epilogue::Identity>>(stress_cases(), 3); }
-  SECTION("128 x 128") { stress<PingPongCfg<bfloat16, 128, 128, 4>>(stress_cases(), 3); }
+  SECTION("64 x 256") { stress<PingPongCfg<bfloat16_t, 64, 256, 4, epilogue::Identity>>(stress_cases(), 3); }
+  SECTION("128 x 128") { stress<PingPongCfg<bfloat16_t, 128, 128, 4>>(stress_cases(), 3); }
 }
 
 TEST_CASE("sm90 GEMM stress: clusters", "[gpu][gemm][sm90][stress]") {
   using tessera::test::stress, tessera::test::stress_cases;
-  SECTION("2 x 1, 128 x 128") { stress<ClusterCfg<bfloat16, 128, 128, 4, 2, 1>>(stress_cases(), 3); }
-  SECTION("1 x 2, 128 x 256") { stress<ClusterCfg<bfloat16, 128, 256, 4, 1, 2, epilogue::Identity>>(stress_cases(), 3); }
+  SECTION("2 x 1, 128 x 128") { stress<ClusterCfg<bfloat16_t, 128, 128, 4, 2, 1>>(stress_cases(), 3); }
+  SECTION("1 x 2, 128 x 256") { stress<ClusterCfg<bfloat16_t, 128, 256, 4, 1, 2, epilogue::Identity>>(stress_cases(), 3); }
 }
 
 TEST_CASE("sm90 GEMM stress: float D (two staging buffers)", "[gpu][gemm][sm90][stress]") {
@@ -180,7 +180,7 @@ TEST_CASE("sm90 GEMM stress: float D (two staging buffers)", "[gpu][gemm][sm90][
 // three tiles, interior tiles followed by edge tiles; the host reference.
 TEST_CASE("sm90 GEMM persistent reuse: several tiles a block", "[gpu][gemm][sm90][persistent]") {
   tessera::test::GemmCheck<Readme>::run({1536, 8000, 128});
-  tessera::test::GemmCheck<Sm90Cfg<bfloat16, 128, 128, 2, 4>>::run({2048, 3100, 64});
+  tessera::test::GemmCheck<Sm90Cfg<bfloat16_t, 128, 128, 2, 4>>::run({2048, 3100, 64});
 }
 
 // Problems with more than 2^31 elements in A, B or D.
@@ -191,16 +191,16 @@ TEST_CASE("sm90 GEMM with 64-bit offsets: A, B or D over 2^31 elements", "[gpu][
 // The fuzz (fuzz.hpp): random problems per Config from a fixed seed.
 TEST_CASE("sm90 GEMM fuzz: bf16 and f16 TN, every schedule, random epilogues", "[gpu][gemm][sm90][fuzz]") {
   using tessera::test::fuzz;
-  fuzz<Sm90Cfg<bfloat16, 128, 128, 2, 4>>("sm90.bf16.tn.128x128.all_stages", 300);
+  fuzz<Sm90Cfg<bfloat16_t, 128, 128, 2, 4>>("sm90.bf16.tn.128x128.all_stages", 300);
   fuzz<Readme>("sm90.bf16.tn.128x256", 300);
-  fuzz<PingPongCfg<bfloat16, 128, 128, 4>>("sm90.bf16.tn.pingpong.128x128.all_stages", 200);
-  fuzz<PingPongCfg<bfloat16, 64, 256, 4, epilogue::Identity>>("sm90.bf16.tn.pingpong.64x256", 100);
-  fuzz<Sm90Cfg<bfloat16, 64, 128, 1, 2, epilogue::Identity>>("sm90.bf16.tn.64x128.one_consumer", 100);
-  fuzz<Sm90Cfg<bfloat16, 128, 112, 2, 7>>("sm90.bf16.tn.128x112.all_stages", 100);
-  fuzz<ClusterCfg<bfloat16, 128, 128, 4, 2, 1>>("sm90.bf16.tn.cluster2x1.all_stages", 200);
-  fuzz<ClusterCfg<bfloat16, 128, 256, 4, 1, 2, epilogue::Identity>>("sm90.bf16.tn.cluster1x2.128x256", 100);
-  fuzz<Sm90Cfg<half, 128, 128, 2, 4>>("sm90.f16.tn.128x128.all_stages", 200);
-  fuzz<PingPongCfg<half, 128, 128, 5>>("sm90.f16.tn.pingpong.all_stages", 100);
+  fuzz<PingPongCfg<bfloat16_t, 128, 128, 4>>("sm90.bf16.tn.pingpong.128x128.all_stages", 200);
+  fuzz<PingPongCfg<bfloat16_t, 64, 256, 4, epilogue::Identity>>("sm90.bf16.tn.pingpong.64x256", 100);
+  fuzz<Sm90Cfg<bfloat16_t, 64, 128, 1, 2, epilogue::Identity>>("sm90.bf16.tn.64x128.one_consumer", 100);
+  fuzz<Sm90Cfg<bfloat16_t, 128, 112, 2, 7>>("sm90.bf16.tn.128x112.all_stages", 100);
+  fuzz<ClusterCfg<bfloat16_t, 128, 128, 4, 2, 1>>("sm90.bf16.tn.cluster2x1.all_stages", 200);
+  fuzz<ClusterCfg<bfloat16_t, 128, 256, 4, 1, 2, epilogue::Identity>>("sm90.bf16.tn.cluster1x2.128x256", 100);
+  fuzz<Sm90Cfg<half_t, 128, 128, 2, 4>>("sm90.f16.tn.128x128.all_stages", 200);
+  fuzz<PingPongCfg<half_t, 128, 128, 5>>("sm90.f16.tn.pingpong.all_stages", 100);
   fuzz<F32D>("sm90.bf16.tn.float_d", 100);
   fuzz<I8D>("sm90.bf16.tn.int8_d", 100);
 }
@@ -213,18 +213,18 @@ TEST_CASE("sm90 GEMM runs captured in a CUDA graph, replayed bit for bit", "[gpu
   tessera::test::require_gpu();
   namespace dv = tessera::test::device_verify;
   using tessera::test::DeviceBuffer;
-  using Fused = Sm90Cfg<bfloat16, 128, 128, 2, 4>;
+  using Fused = Sm90Cfg<bfloat16_t, 128, 128, 2, 4>;
   int const m = 1000, n = 1500, k = 776;  // rows of A and B 16-byte aligned (TMA); a K residue
-  DeviceBuffer<bfloat16> a(std::size_t(m) * k), b(std::size_t(n) * k);
+  DeviceBuffer<bfloat16_t> a(std::size_t(m) * k), b(std::size_t(n) * k);
   dv::fill(a.get(), a.size(), 3);
   dv::fill(b.get(), b.size(), 4);
   std::vector<float> host_bias(static_cast<std::size_t>(n));
   std::mt19937 rng(6);
   for (auto& x : host_bias) x = tessera::test::random_value<float>(rng);
   DeviceBuffer<float> bias(host_bias);
-  DeviceBuffer<bfloat16> d_plain(std::size_t(m) * n), d_fused(std::size_t(m) * n), d_split(std::size_t(m) * n);
+  DeviceBuffer<bfloat16_t> d_plain(std::size_t(m) * n), d_fused(std::size_t(m) * n), d_split(std::size_t(m) * n);
 
-  auto args_for = [&]<class Cfg>(Cfg*, DeviceBuffer<bfloat16>& d) {
+  auto args_for = [&]<class Cfg>(Cfg*, DeviceBuffer<bfloat16_t>& d) {
     gemm::Arguments<Cfg> x;
     x.m = m;
     x.n = n;
@@ -272,9 +272,9 @@ TEST_CASE("sm90 GEMM runs captured in a CUDA graph, replayed bit for bit", "[gpu
     d_split.poison();
     TESSERA_CUDA_REQUIRE(cudaGraphLaunch(exec, stream));
     TESSERA_CUDA_REQUIRE(cudaStreamSynchronize(stream));
-    auto same = [](DeviceBuffer<bfloat16> const& d, std::vector<bfloat16> const& want) {
+    auto same = [](DeviceBuffer<bfloat16_t> const& d, std::vector<bfloat16_t> const& want) {
       auto const got = d.to_host();
-      return std::memcmp(got.data(), want.data(), got.size() * sizeof(bfloat16)) == 0;
+      return std::memcmp(got.data(), want.data(), got.size() * sizeof(bfloat16_t)) == 0;
     };
     CHECK(same(d_plain, want_plain));
     CHECK(same(d_fused, want_fused));

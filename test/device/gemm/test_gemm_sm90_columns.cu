@@ -13,16 +13,16 @@ using namespace tessera::test::sm90;
 namespace {
 namespace ep = tessera::epilogue;
 // The bench's fused epilogue: a bf16 per-column bias, then GELU.
-using BiasGelu = ep::Chain<ep::Bias<ep::PerColumn, bfloat16>, ep::GeluTanh>;
-using BiasGeluCfg = Sm90Cfg<bfloat16, 128, 256, 2, 4, BiasGelu>;
+using BiasGelu = ep::Chain<ep::Bias<ep::PerColumn, bfloat16_t>, ep::GeluTanh>;
+using BiasGeluCfg = Sm90Cfg<bfloat16_t, 128, 256, 2, 4, BiasGelu>;
 
 template <class Cfg>
 constexpr bool staged = gemm::sm90::Kernel<Cfg>::stage_columns;
 
-std::vector<bfloat16> random_bias(int n, unsigned seed) {
+std::vector<bfloat16_t> random_bias(int n, unsigned seed) {
   std::mt19937 rng(seed);
-  std::vector<bfloat16> v(static_cast<std::size_t>(n));
-  for (auto& x : v) x = bfloat16(tessera::test::random_value<float>(rng));
+  std::vector<bfloat16_t> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = bfloat16_t(tessera::test::random_value<float>(rng));
   return v;
 }
 }  // namespace
@@ -31,14 +31,14 @@ std::vector<bfloat16> random_bias(int n, unsigned seed) {
 TEST_CASE("sm90 GEMM stages the epilogue's column vectors where shared memory allows", "[gemm][sm90][columns]") {
   STATIC_REQUIRE(staged<BiasGeluCfg>);  // 2 consumers x 1 vector x 256 floats: 231,488 bytes in all
   STATIC_REQUIRE(BiasGeluCfg::smem_bytes == gemm::smem_bytes(BiasGeluCfg::spec) + 2 * 256 * 4);
-  STATIC_REQUIRE(staged<Sm90Cfg<bfloat16, 128, 128, 2, 4>>);     // AllStages: 3 vectors
-  STATIC_REQUIRE(staged<PingPongCfg<bfloat16, 128, 128, 4>>);
-  STATIC_REQUIRE(!staged<PingPongCfg<bfloat16, 128, 128, 5>>);    // 96 bytes short for AllStages' 3 KB
-  STATIC_REQUIRE(!staged<PingPongCfg<half, 128, 128, 5>>);
-  STATIC_REQUIRE(!staged<Sm90Cfg<bfloat16, 128, 256, 2, 4>>);    // AllStages' 6 KB do not fit beside 4 stages
-  STATIC_REQUIRE(Sm90Cfg<bfloat16, 128, 256, 2, 4>::smem_bytes == gemm::smem_bytes(Sm90Cfg<bfloat16, 128, 256, 2, 4>::spec));
-  STATIC_REQUIRE(!staged<Sm90Cfg<bfloat16, 128, 256, 2, 4, ep::Identity>>);  // no vectors
-  STATIC_REQUIRE(!staged<Sm90Cfg<bfloat16, 128, 256, 2, 4, ep::Chain<ep::Bias<ep::PerRow, bfloat16>>>>);
+  STATIC_REQUIRE(staged<Sm90Cfg<bfloat16_t, 128, 128, 2, 4>>);     // AllStages: 3 vectors
+  STATIC_REQUIRE(staged<PingPongCfg<bfloat16_t, 128, 128, 4>>);
+  STATIC_REQUIRE(!staged<PingPongCfg<bfloat16_t, 128, 128, 5>>);    // 96 bytes short for AllStages' 3 KB
+  STATIC_REQUIRE(!staged<PingPongCfg<half_t, 128, 128, 5>>);
+  STATIC_REQUIRE(!staged<Sm90Cfg<bfloat16_t, 128, 256, 2, 4>>);    // AllStages' 6 KB do not fit beside 4 stages
+  STATIC_REQUIRE(Sm90Cfg<bfloat16_t, 128, 256, 2, 4>::smem_bytes == gemm::smem_bytes(Sm90Cfg<bfloat16_t, 128, 256, 2, 4>::spec));
+  STATIC_REQUIRE(!staged<Sm90Cfg<bfloat16_t, 128, 256, 2, 4, ep::Identity>>);  // no vectors
+  STATIC_REQUIRE(!staged<Sm90Cfg<bfloat16_t, 128, 256, 2, 4, ep::Chain<ep::Bias<ep::PerRow, bfloat16_t>>>>);
 }
 
 TEST_CASE("sm90 GEMM bias + GELU with the bias staged, on interior and edge tiles", "[gpu][gemm][sm90][columns]") {
@@ -53,7 +53,7 @@ TEST_CASE("sm90 GEMM bias + GELU with the bias staged, on interior and edge tile
   for (auto const& cs : cases) {
     // The vector spans D's columns (N; swap_ab keeps D's coordinates).
     auto const bias = random_bias(cs.n, 5);
-    tessera::test::DeviceBuffer<bfloat16> d_bias(bias);
+    tessera::test::DeviceBuffer<bfloat16_t> d_bias(bias);
     tessera::test::GemmCheck<BiasGeluCfg>::run(cs, BiasGelu{{d_bias.get()}, {}}, BiasGelu{{bias.data()}, {}}, 11);
   }
 }

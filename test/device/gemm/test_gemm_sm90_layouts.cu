@@ -18,11 +18,11 @@ namespace {
 template <class LA, class LB, class Cluster, bool EveryStage>
 void layout_suite() {
   using Epi = std::conditional_t<EveryStage, AllStages, epilogue::Identity>;
-  if constexpr (EveryStage) all_shapes<Sm90Cfg<bfloat16, 128, 128, 2, 4, Epi, gemm::Cooperative, LA, LB>>();
-  else shapes<Sm90Cfg<bfloat16, 128, 128, 2, 4, Epi, gemm::Cooperative, LA, LB>>();
-  shapes<Sm90Cfg<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, LA, LB>>();
-  shapes<Sm90Cfg<bfloat16, 128, 128, 2, 5, epilogue::Identity, gemm::PingPong, LA, LB>>();
-  shapes<Sm90Cfg<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, LA, LB, Cluster>>();
+  if constexpr (EveryStage) all_shapes<Sm90Cfg<bfloat16_t, 128, 128, 2, 4, Epi, gemm::Cooperative, LA, LB>>();
+  else shapes<Sm90Cfg<bfloat16_t, 128, 128, 2, 4, Epi, gemm::Cooperative, LA, LB>>();
+  shapes<Sm90Cfg<bfloat16_t, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, LA, LB>>();
+  shapes<Sm90Cfg<bfloat16_t, 128, 128, 2, 5, epilogue::Identity, gemm::PingPong, LA, LB>>();
+  shapes<Sm90Cfg<bfloat16_t, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, LA, LB, Cluster>>();
 }
 
 }  // namespace
@@ -39,9 +39,9 @@ TEST_CASE("sm90 GEMM bf16 NT, NN, TT on odd shapes", "[gpu][gemm][sm90][bf16][la
 // The fuzz (fuzz.hpp) of the MN-major layouts: the Configs of layout_suite.
 TEST_CASE("sm90 GEMM bf16 NT, NN, TT fuzz", "[gpu][gemm][sm90][bf16][layouts][fuzz]") {
   using tessera::test::fuzz;
-  fuzz<Sm90Cfg<bfloat16, 128, 128, 2, 4, AllStages, gemm::Cooperative, ColumnMajor, RowMajor>>("sm90.bf16.nt.all_stages", 200);
-  fuzz<Sm90Cfg<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, ColumnMajor, ColumnMajor>>("sm90.bf16.nn.128x256", 100);
-  fuzz<Sm90Cfg<bfloat16, 128, 128, 2, 5, epilogue::Identity, gemm::PingPong, RowMajor, RowMajor>>("sm90.bf16.tt.pingpong", 100);
-  fuzz<Sm90Cfg<bfloat16, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, ColumnMajor, RowMajor, gemm::ClusterShape<2, 1>>>(
+  fuzz<Sm90Cfg<bfloat16_t, 128, 128, 2, 4, AllStages, gemm::Cooperative, ColumnMajor, RowMajor>>("sm90.bf16.nt.all_stages", 200);
+  fuzz<Sm90Cfg<bfloat16_t, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, ColumnMajor, ColumnMajor>>("sm90.bf16.nn.128x256", 100);
+  fuzz<Sm90Cfg<bfloat16_t, 128, 128, 2, 5, epilogue::Identity, gemm::PingPong, RowMajor, RowMajor>>("sm90.bf16.tt.pingpong", 100);
+  fuzz<Sm90Cfg<bfloat16_t, 128, 256, 2, 4, epilogue::Identity, gemm::Cooperative, ColumnMajor, RowMajor, gemm::ClusterShape<2, 1>>>(
       "sm90.bf16.nt.cluster2x1", 100);
 }

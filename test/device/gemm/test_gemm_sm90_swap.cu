@@ -35,18 +35,18 @@ void swapped_every_stage() {
 
 TEST_CASE("sm90 GEMM with swap_ab on odd shapes, every epilogue stage", "[gpu][gemm][sm90][swap]") {
   SECTION("bf16 TN, 128 x 32 tiles, 8 stages") {
-    using Cfg = Sm90Cfg<bfloat16, 128, 32, 2, 8>;
+    using Cfg = Sm90Cfg<bfloat16_t, 128, 32, 2, 8>;
     swapped_shapes<Cfg>();
     swapped_every_stage<Cfg>();
   }
-  SECTION("f16 TN, 64 x 32 tiles, one consumer, 12 stages") { swapped_shapes<Sm90Cfg<tessera::half, 64, 32, 1, 12>>(); }
+  SECTION("f16 TN, 64 x 32 tiles, one consumer, 12 stages") { swapped_shapes<Sm90Cfg<tessera::half_t, 64, 32, 1, 12>>(); }
   SECTION("bf16 TN, 64 x 112 tiles (16-column epilogue chunks), one consumer, 9 stages") {
-    using Cfg = Sm90Cfg<bfloat16, 64, 112, 1, 9, tessera::test::AllStages>;
+    using Cfg = Sm90Cfg<bfloat16_t, 64, 112, 1, 9, tessera::test::AllStages>;
     swapped_shapes<Cfg>();
     swapped_every_stage<Cfg>();
   }
   SECTION("bf16 NT (both MN-major), 128 x 64 tiles") {
-    using Cfg = Sm90Cfg<bfloat16, 128, 64, 2, 4, tessera::test::AllStages, gemm::Cooperative, ColumnMajor, RowMajor>;
+    using Cfg = Sm90Cfg<bfloat16_t, 128, 64, 2, 4, tessera::test::AllStages, gemm::Cooperative, ColumnMajor, RowMajor>;
     swapped_shapes<Cfg>();
     swapped_every_stage<Cfg>();
   }
@@ -54,7 +54,7 @@ TEST_CASE("sm90 GEMM with swap_ab on odd shapes, every epilogue stage", "[gpu][g
 
 TEST_CASE("swap_ab is refused where the kernel cannot exchange A and B, with the fix", "[gpu][gemm][sm90][swap][errors]") {
   tessera::test::require_gpu();
-  test::DeviceBuffer<bfloat16> a(64 * 64), b(64 * 64), d(64 * 64);
+  test::DeviceBuffer<bfloat16_t> a(64 * 64), b(64 * 64), d(64 * 64);
   auto refused = [&]<class Cfg>(Cfg*, char const* says) {
     gemm::Arguments<Cfg> args = test::args_64<Cfg>(a, b, d);
     args.swap_ab = true;
@@ -66,12 +66,12 @@ TEST_CASE("swap_ab is refused where the kernel cannot exchange A and B, with the
     CHECK_FALSE(gemm::Gemm<Cfg>{}.run(args).ok());
     TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
     auto const after = d.to_host();
-    CHECK(std::memcmp(after.data(), poison.data(), after.size() * sizeof(bfloat16)) == 0);  // nothing launched
+    CHECK(std::memcmp(after.data(), poison.data(), after.size() * sizeof(bfloat16_t)) == 0);  // nothing launched
   };
-  using Sm80 = gemm::Config<arch::Sm80, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float,
+  using Sm80 = gemm::Config<arch::Sm80, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, bfloat16_t, float,
                             gemm::BlockTile<128, 128, 32>, gemm::Warps<2, 2>, gemm::Stages<4>>;
   refused(static_cast<Sm80*>(nullptr), "pass the transposed problem");
-  using Nn = Sm90Cfg<bfloat16, 128, 128, 2, 4, epilogue::Identity, gemm::Cooperative, ColumnMajor, ColumnMajor>;
+  using Nn = Sm90Cfg<bfloat16_t, 128, 128, 2, 4, epilogue::Identity, gemm::Cooperative, ColumnMajor, ColumnMajor>;
   refused(static_cast<Nn*>(nullptr), "both K-major");
 }
 
@@ -84,12 +84,12 @@ TEST_CASE("sm90 GEMM stress with swap_ab", "[gpu][gemm][sm90][swap][stress]") {
                                    {.m = 4096, .n = 60000, .k = 64, .swap_ab = true},
                                    {.m = 7, .n = 30001, .k = 4096, .split_k = 0, .swap_ab = true},
                                    {.m = 3000, .n = 20000, .k = 65, .d_order = gemm::StorageOrder::kColumnMajor, .swap_ab = true}};
-  tessera::test::stress<Sm90Cfg<bfloat16, 128, 32, 2, 8>>(cases, 3);
+  tessera::test::stress<Sm90Cfg<bfloat16_t, 128, 32, 2, 8>>(cases, 3);
 }
 
 TEST_CASE("sm90 GEMM fuzz with swap_ab", "[gpu][gemm][sm90][swap][fuzz]") {
   using tessera::test::fuzz;
-  fuzz<Sm90Cfg<bfloat16, 128, 32, 2, 8>>("sm90.bf16.tn.128x32.all_stages", 200);
-  fuzz<Sm90Cfg<tessera::half, 64, 32, 1, 12>>("sm90.f16.tn.64x32", 100);
-  fuzz<Sm90Cfg<bfloat16, 128, 64, 2, 4, tessera::test::AllStages, gemm::Cooperative, ColumnMajor, RowMajor>>("sm90.bf16.nt.128x64", 100);
+  fuzz<Sm90Cfg<bfloat16_t, 128, 32, 2, 8>>("sm90.bf16.tn.128x32.all_stages", 200);
+  fuzz<Sm90Cfg<tessera::half_t, 64, 32, 1, 12>>("sm90.f16.tn.64x32", 100);
+  fuzz<Sm90Cfg<bfloat16_t, 128, 64, 2, 4, tessera::test::AllStages, gemm::Cooperative, ColumnMajor, RowMajor>>("sm90.bf16.nt.128x64", 100);
 }

@@ -15,7 +15,7 @@ using arch::sm90::TmaSwizzle;
 
 namespace {
 // Never dereferenced: the checks read only the address.
-bfloat16 const* fake_address(std::uintptr_t a) { return reinterpret_cast<bfloat16 const*>(a); }
+bfloat16_t const* fake_address(std::uintptr_t a) { return reinterpret_cast<bfloat16_t const*>(a); }
 
 void check_refused(Status const& s, StatusCode code, char const* words) {
   INFO(s.message());
@@ -27,7 +27,7 @@ void check_refused(Status const& s, StatusCode code, char const* words) {
 TEST_CASE("tensor maps refuse wrong arguments with the fix", "[arch][sm90][tma]") {
   TmaDescriptor map{};
   auto const base = fake_address(0x10000);
-  check_refused(make_tensor_map_2d<bfloat16>(map, nullptr, 64, 64, 64, 64, 64, TmaSwizzle::k128B), StatusCode::kInvalidArgument,
+  check_refused(make_tensor_map_2d<bfloat16_t>(map, nullptr, 64, 64, 64, 64, 64, TmaSwizzle::k128B), StatusCode::kInvalidArgument,
                 "null");
   check_refused(make_tensor_map_2d(map, fake_address(0x10008), 64, 64, 64, 64, 64, TmaSwizzle::k128B), StatusCode::kMisaligned,
                 "16-byte aligned");

@@ -82,8 +82,8 @@ TEST_CASE("Gfx940 MFMA fp8 and bf8 atoms (FNUZ formats)", "[atom][gfx9]") {
   // 8 values per lane in two registers, laid out as i8 with K = 16.
   check_atom<MmaTraits<arch::Gfx940_32x32x16_F32F8F8F32>>(8, Isa::k_i8_k16);
   check_atom<MmaTraits<arch::Gfx940_32x32x16_F32BF8BF8F32>>(8, Isa::k_i8_k16);
-  STATIC_REQUIRE(std::is_same_v<MmaTraits<arch::Gfx940_32x32x16_F32F8F8F32>::ElementA, float8_e4m3_fnuz>);
-  STATIC_REQUIRE(std::is_same_v<MmaTraits<arch::Gfx940_32x32x16_F32BF8BF8F32>::ElementB, float8_e5m2_fnuz>);
+  STATIC_REQUIRE(std::is_same_v<MmaTraits<arch::Gfx940_32x32x16_F32F8F8F32>::ElementA, float8_e4m3_fnuz_t>);
+  STATIC_REQUIRE(std::is_same_v<MmaTraits<arch::Gfx940_32x32x16_F32BF8BF8F32>::ElementB, float8_e5m2_fnuz_t>);
 }
 
 TEST_CASE("Gfx9 MFMA register counts match the layouts", "[atom][gfx9]") {

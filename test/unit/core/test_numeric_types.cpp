@@ -167,29 +167,29 @@ TEST_CASE("float8_e4m3_fnuz and float8_e5m2_fnuz: every pattern, saturating and 
 TEST_CASE("FNUZ fp8: the special values AMD's formats define", "[core][numeric][fp8]") {
   // The values published for float8_e4m3fnuz / float8_e5m2fnuz (LLVM's APFloat, ml_dtypes): the
   // largest finite value, the smallest normal and subnormal, one NaN at 0x80, no negative zero.
-  REQUIRE(float(float8_e4m3_fnuz::max()) == 240.0f);
-  REQUIRE(float(float8_e4m3_fnuz::lowest()) == -240.0f);
-  REQUIRE(float(float8_e4m3_fnuz::from_bits(0x08)) == std::ldexp(1.0f, -7));
-  REQUIRE(float(float8_e4m3_fnuz::from_bits(0x01)) == std::ldexp(1.0f, -10));
-  REQUIRE(float(float8_e4m3_fnuz::from_bits(0x40)) == 1.0f);
-  REQUIRE(float(float8_e5m2_fnuz::max()) == 57344.0f);
-  REQUIRE(float(float8_e5m2_fnuz::from_bits(0x04)) == std::ldexp(1.0f, -15));
-  REQUIRE(float(float8_e5m2_fnuz::from_bits(0x01)) == std::ldexp(1.0f, -17));
-  REQUIRE(float(float8_e5m2_fnuz::from_bits(0x40)) == 1.0f);
+  REQUIRE(float(float8_e4m3_fnuz_t::max()) == 240.0f);
+  REQUIRE(float(float8_e4m3_fnuz_t::lowest()) == -240.0f);
+  REQUIRE(float(float8_e4m3_fnuz_t::from_bits(0x08)) == std::ldexp(1.0f, -7));
+  REQUIRE(float(float8_e4m3_fnuz_t::from_bits(0x01)) == std::ldexp(1.0f, -10));
+  REQUIRE(float(float8_e4m3_fnuz_t::from_bits(0x40)) == 1.0f);
+  REQUIRE(float(float8_e5m2_fnuz_t::max()) == 57344.0f);
+  REQUIRE(float(float8_e5m2_fnuz_t::from_bits(0x04)) == std::ldexp(1.0f, -15));
+  REQUIRE(float(float8_e5m2_fnuz_t::from_bits(0x01)) == std::ldexp(1.0f, -17));
+  REQUIRE(float(float8_e5m2_fnuz_t::from_bits(0x40)) == 1.0f);
   for (std::uint32_t b = 0; b < 256; ++b) {
     CAPTURE(b);
-    REQUIRE(std::isnan(float(float8_e4m3_fnuz::from_bits(std::uint8_t(b)))) == (b == 0x80));
-    REQUIRE(std::isnan(float(float8_e5m2_fnuz::from_bits(std::uint8_t(b)))) == (b == 0x80));
-    REQUIRE(std::isfinite(float(float8_e5m2_fnuz::from_bits(std::uint8_t(b)))) == (b != 0x80));
+    REQUIRE(std::isnan(float(float8_e4m3_fnuz_t::from_bits(std::uint8_t(b)))) == (b == 0x80));
+    REQUIRE(std::isnan(float(float8_e5m2_fnuz_t::from_bits(std::uint8_t(b)))) == (b == 0x80));
+    REQUIRE(std::isfinite(float(float8_e5m2_fnuz_t::from_bits(std::uint8_t(b)))) == (b != 0x80));
   }
-  REQUIRE(float8_e4m3_fnuz(-0.0f).bits() == 0x00);
-  REQUIRE(float8_e4m3_fnuz(-1e-9f).bits() == 0x00);  // rounds to zero: +0
-  REQUIRE(float8_e5m2_fnuz(std::numeric_limits<float>::quiet_NaN()).bits() == 0x80);
-  REQUIRE(float8_e4m3_fnuz::from_float(1e6f, Saturation::kNone).bits() == 0x80);   // overflow: the NaN
-  REQUIRE(float8_e4m3_fnuz::from_float(-1e6f, Saturation::kFinite).bits() == 0xFF);  // -240
-  REQUIRE((-float8_e4m3_fnuz(0.0f)).bits() == 0x00);
-  REQUIRE((-float8_e4m3_fnuz::quiet_nan()).bits() == 0x80);
-  REQUIRE((-float8_e4m3_fnuz(2.0f)).bits() == float8_e4m3_fnuz(-2.0f).bits());
+  REQUIRE(float8_e4m3_fnuz_t(-0.0f).bits() == 0x00);
+  REQUIRE(float8_e4m3_fnuz_t(-1e-9f).bits() == 0x00);  // rounds to zero: +0
+  REQUIRE(float8_e5m2_fnuz_t(std::numeric_limits<float>::quiet_NaN()).bits() == 0x80);
+  REQUIRE(float8_e4m3_fnuz_t::from_float(1e6f, Saturation::kNone).bits() == 0x80);   // overflow: the NaN
+  REQUIRE(float8_e4m3_fnuz_t::from_float(-1e6f, Saturation::kFinite).bits() == 0xFF);  // -240
+  REQUIRE((-float8_e4m3_fnuz_t(0.0f)).bits() == 0x00);
+  REQUIRE((-float8_e4m3_fnuz_t::quiet_nan()).bits() == 0x80);
+  REQUIRE((-float8_e4m3_fnuz_t(2.0f)).bits() == float8_e4m3_fnuz_t(-2.0f).bits());
 }
 
 TEST_CASE("float8_e5m2: every pattern, saturating and not", "[core][numeric][fp8]") {
@@ -201,42 +201,42 @@ TEST_CASE("float8_e5m2: every pattern, saturating and not", "[core][numeric][fp8
 TEST_CASE("special values: NaN, infinity, saturation, signed zero, ties", "[core][numeric]") {
   float const inf = std::numeric_limits<float>::infinity();
   float const nan = std::numeric_limits<float>::quiet_NaN();
-  CHECK(tessera::half(inf).bits() == 0x7C00);
-  CHECK(tessera::half(-inf).bits() == 0xFC00);
-  CHECK(tessera::half(nan).bits() == 0x7FFF);
-  CHECK(tessera::half(-nan).bits() == 0x7FFF);
-  CHECK(tessera::half(65504.0f).bits() == 0x7BFF);
-  CHECK(tessera::half(65519.0f).bits() == 0x7BFF);
-  CHECK(tessera::half(65520.0f).bits() == 0x7C00);  // the tie above max rounds to even: infinity
-  CHECK(tessera::half::from_float(1e6f, Saturation::kFinite).bits() == 0x7BFF);
-  CHECK(tessera::half(-0.0f).bits() == 0x8000);
-  CHECK(tessera::half(5.9604645e-08f).bits() == 0x0001);  // smallest subnormal
-  CHECK(tessera::half(2.9802322e-08f).bits() == 0x0000);  // half of it: tie to even (zero)
-  CHECK(bfloat16(nan).bits() == 0x7FFF);
-  CHECK(bfloat16(1.00390625f).bits() == 0x3F80);  // tie to even, down
-  CHECK(bfloat16(1.01171875f).bits() == 0x3F82);  // tie to even, up
-  CHECK(bfloat16(std::numeric_limits<float>::max()).bits() == 0x7F80);
+  CHECK(tessera::half_t(inf).bits() == 0x7C00);
+  CHECK(tessera::half_t(-inf).bits() == 0xFC00);
+  CHECK(tessera::half_t(nan).bits() == 0x7FFF);
+  CHECK(tessera::half_t(-nan).bits() == 0x7FFF);
+  CHECK(tessera::half_t(65504.0f).bits() == 0x7BFF);
+  CHECK(tessera::half_t(65519.0f).bits() == 0x7BFF);
+  CHECK(tessera::half_t(65520.0f).bits() == 0x7C00);  // the tie above max rounds to even: infinity
+  CHECK(tessera::half_t::from_float(1e6f, Saturation::kFinite).bits() == 0x7BFF);
+  CHECK(tessera::half_t(-0.0f).bits() == 0x8000);
+  CHECK(tessera::half_t(5.9604645e-08f).bits() == 0x0001);  // smallest subnormal
+  CHECK(tessera::half_t(2.9802322e-08f).bits() == 0x0000);  // half of it: tie to even (zero)
+  CHECK(bfloat16_t(nan).bits() == 0x7FFF);
+  CHECK(bfloat16_t(1.00390625f).bits() == 0x3F80);  // tie to even, down
+  CHECK(bfloat16_t(1.01171875f).bits() == 0x3F82);  // tie to even, up
+  CHECK(bfloat16_t(std::numeric_limits<float>::max()).bits() == 0x7F80);
   // fp8 defaults to saturation, like CUDA's __nv_fp8 constructors
-  CHECK(float8_e4m3(inf).bits() == 0x7E);
-  CHECK(float8_e4m3(-inf).bits() == 0xFE);
-  CHECK(float8_e4m3(nan).bits() == 0x7F);
-  CHECK(float8_e4m3(448.0f).bits() == 0x7E);
-  CHECK(float8_e4m3(464.0f).bits() == 0x7E);  // tie between 448 and "480": even is 448
-  CHECK(float8_e4m3::from_float(465.0f, Saturation::kNone).bits() == 0x7F);  // no infinity: NaN
-  CHECK(float8_e4m3::from_float(-465.0f, Saturation::kNone).bits() == 0xFF);
-  CHECK(float8_e5m2(inf).bits() == 0x7B);
-  CHECK(float8_e5m2::from_float(inf, Saturation::kNone).bits() == 0x7C);
-  CHECK(float8_e5m2::from_float(61440.0f, Saturation::kNone).bits() == 0x7C);  // tie above max: to even
-  CHECK(float8_e5m2(nan).bits() == 0x7F);
-  CHECK(std::isnan(float(float8_e4m3::from_bits(0x7F))));
-  CHECK(std::isnan(float(float8_e4m3::from_bits(0xFF))));
-  CHECK(float(float8_e4m3::from_bits(0x01)) == 0x1p-9f);
-  CHECK(float(float8_e5m2::from_bits(0x7C)) == inf);
-  CHECK(float(float8_e4m3::max()) == 448.0f);
-  CHECK(float(float8_e5m2::max()) == 57344.0f);
-  CHECK(float(tessera::half::lowest()) == -65504.0f);
-  CHECK(float(bfloat16(1.5f) + bfloat16(2.25f)) == 3.75f);
-  CHECK(float(-tessera::half(2.0f)) == -2.0f);
+  CHECK(float8_e4m3_t(inf).bits() == 0x7E);
+  CHECK(float8_e4m3_t(-inf).bits() == 0xFE);
+  CHECK(float8_e4m3_t(nan).bits() == 0x7F);
+  CHECK(float8_e4m3_t(448.0f).bits() == 0x7E);
+  CHECK(float8_e4m3_t(464.0f).bits() == 0x7E);  // tie between 448 and "480": even is 448
+  CHECK(float8_e4m3_t::from_float(465.0f, Saturation::kNone).bits() == 0x7F);  // no infinity: NaN
+  CHECK(float8_e4m3_t::from_float(-465.0f, Saturation::kNone).bits() == 0xFF);
+  CHECK(float8_e5m2_t(inf).bits() == 0x7B);
+  CHECK(float8_e5m2_t::from_float(inf, Saturation::kNone).bits() == 0x7C);
+  CHECK(float8_e5m2_t::from_float(61440.0f, Saturation::kNone).bits() == 0x7C);  // tie above max: to even
+  CHECK(float8_e5m2_t(nan).bits() == 0x7F);
+  CHECK(std::isnan(float(float8_e4m3_t::from_bits(0x7F))));
+  CHECK(std::isnan(float(float8_e4m3_t::from_bits(0xFF))));
+  CHECK(float(float8_e4m3_t::from_bits(0x01)) == 0x1p-9f);
+  CHECK(float(float8_e5m2_t::from_bits(0x7C)) == inf);
+  CHECK(float(float8_e4m3_t::max()) == 448.0f);
+  CHECK(float(float8_e5m2_t::max()) == 57344.0f);
+  CHECK(float(tessera::half_t::lowest()) == -65504.0f);
+  CHECK(float(bfloat16_t(1.5f) + bfloat16_t(2.25f)) == 3.75f);
+  CHECK(float(-tessera::half_t(2.0f)) == -2.0f);
 }
 
 TEST_CASE("tf32 rounding, to nearest with ties away and ties to even", "[core][numeric][tf32]") {
@@ -292,26 +292,26 @@ TEST_CASE("conversions are bit-exact with CUDA's host implementations", "[core][
   xs.insert(xs.end(), more.begin(), more.end());
   for (float x : xs) {
     __half_raw h = __half_raw(__float2half_rn(x));
-    report("half", x, tessera::half(x).bits(), h.x);
+    report("half", x, tessera::half_t(x).bits(), h.x);
     __nv_bfloat16_raw b = __nv_bfloat16_raw(__float2bfloat16_rn(x));
-    report("bfloat16", x, bfloat16(x).bits(), b.x);
-    report("e4m3 satfinite", x, float8_e4m3(x).bits(), __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3));
-    report("e5m2 satfinite", x, float8_e5m2(x).bits(), __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E5M2));
-    report("e4m3 nosat", x, float8_e4m3::from_float(x, Saturation::kNone).bits(),
+    report("bfloat16", x, bfloat16_t(x).bits(), b.x);
+    report("e4m3 satfinite", x, float8_e4m3_t(x).bits(), __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3));
+    report("e5m2 satfinite", x, float8_e5m2_t(x).bits(), __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E5M2));
+    report("e4m3 nosat", x, float8_e4m3_t::from_float(x, Saturation::kNone).bits(),
            __nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E4M3));
-    report("e5m2 nosat", x, float8_e5m2::from_float(x, Saturation::kNone).bits(),
+    report("e5m2 nosat", x, float8_e5m2_t::from_float(x, Saturation::kNone).bits(),
            __nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E5M2));
   }
   for (std::uint32_t p = 0; p < 65536; ++p) {
     __half_raw hr;
     hr.x = std::uint16_t(p);
     float const want = __half2float(__half(hr));
-    float const got = float(tessera::half::from_bits(std::uint16_t(p)));
+    float const got = float(tessera::half_t::from_bits(std::uint16_t(p)));
     if (!(std::isnan(want) && std::isnan(got))) report("half->float", got, u_of(got), u_of(want));
     __nv_bfloat16_raw br;
     br.x = std::uint16_t(p);
     float const wantb = __bfloat162float(__nv_bfloat16(br));
-    float const gotb = float(bfloat16::from_bits(std::uint16_t(p)));
+    float const gotb = float(bfloat16_t::from_bits(std::uint16_t(p)));
     if (!(std::isnan(wantb) && std::isnan(gotb))) report("bfloat16->float", gotb, u_of(gotb), u_of(wantb));
   }
   REQUIRE(mismatches == 0);

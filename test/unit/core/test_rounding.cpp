@@ -30,11 +30,11 @@ void check_constants() {
 }  // namespace
 
 TEST_CASE("rounding constants match the conversions", "[core][rounding]") {
-  SECTION("bfloat16") { check_constants<bfloat16>(); }
-  SECTION("half") { check_constants<half>(); }
+  SECTION("bfloat16") { check_constants<bfloat16_t>(); }
+  SECTION("half") { check_constants<half_t>(); }
   SECTION("float") { check_constants<float>(); }
-  SECTION("float8_e4m3") { check_constants<float8_e4m3>(); }
-  SECTION("float8_e5m2") { check_constants<float8_e5m2>(); }
+  SECTION("float8_e4m3") { check_constants<float8_e4m3_t>(); }
+  SECTION("float8_e5m2") { check_constants<float8_e5m2_t>(); }
   CHECK(unit_roundoff<std::int32_t>() == 0.0);
   CHECK(subnormal_spacing<std::int8_t>() == 0.0);
 }

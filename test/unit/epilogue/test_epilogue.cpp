@@ -114,9 +114,9 @@ TEST_CASE("outputs convert with round-to-nearest-even, saturating for integers a
   CHECK(convert_output<std::int32_t>(3e10f) == 2147483520);
   CHECK(convert_output<std::int32_t>(-3e10f) == std::numeric_limits<std::int32_t>::min());
   CHECK(convert_output<float>(1.2345f) == 1.2345f);
-  CHECK(convert_output<bfloat16>(1.0f + 1.0f / 256).bits() == bfloat16(1.0f).bits());  // tie: to even
-  CHECK(convert_output<float8_e4m3>(1e6f).to_float() == 448.0f);                      // saturates to the largest finite
-  CHECK(convert_output<float8_e4m3>(-1e6f).to_float() == -448.0f);
+  CHECK(convert_output<bfloat16_t>(1.0f + 1.0f / 256).bits() == bfloat16_t(1.0f).bits());  // tie: to even
+  CHECK(convert_output<float8_e4m3_t>(1e6f).to_float() == 448.0f);                      // saturates to the largest finite
+  CHECK(convert_output<float8_e4m3_t>(-1e6f).to_float() == -448.0f);
   CHECK(ConvertTo<std::int8_t>{}(200.0f, Coord{0, 0, 0}) == 127.0f);  // rounds and goes on in float
 }
 
@@ -127,13 +127,13 @@ TEST_CASE("pairs of 16-bit outputs convert as two single outputs, packed low hal
   for (float lo : values)
     for (float hi : values) {
       INFO(lo << ", " << hi);
-      std::uint32_t const b = convert_output_packed<bfloat16>(lo, hi), h = convert_output_packed<half>(lo, hi);
-      CHECK(b == (std::uint32_t(convert_output<bfloat16>(lo).bits()) | std::uint32_t(convert_output<bfloat16>(hi).bits()) << 16));
-      CHECK(h == (std::uint32_t(convert_output<half>(lo).bits()) | std::uint32_t(convert_output<half>(hi).bits()) << 16));
-      half h0, h1;
+      std::uint32_t const b = convert_output_packed<bfloat16_t>(lo, hi), h = convert_output_packed<half_t>(lo, hi);
+      CHECK(b == (std::uint32_t(convert_output<bfloat16_t>(lo).bits()) | std::uint32_t(convert_output<bfloat16_t>(hi).bits()) << 16));
+      CHECK(h == (std::uint32_t(convert_output<half_t>(lo).bits()) | std::uint32_t(convert_output<half_t>(hi).bits()) << 16));
+      half_t h0, h1;
       convert_output_pair(lo, hi, h0, h1);
-      CHECK(h0.bits() == convert_output<half>(lo).bits());
-      CHECK(h1.bits() == convert_output<half>(hi).bits());
+      CHECK(h0.bits() == convert_output<half_t>(lo).bits());
+      CHECK(h1.bits() == convert_output<half_t>(hi).bits());
     }
 }
 

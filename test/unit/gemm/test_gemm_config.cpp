@@ -13,7 +13,7 @@
 using namespace tessera;
 
 namespace {
-template <class LA, class LB, class E = bfloat16, class D = bfloat16, class Acc = float, int BM = 128, int BN = 256,
+template <class LA, class LB, class E = bfloat16_t, class D = bfloat16_t, class Acc = float, int BM = 128, int BN = 256,
           int BK = 64, int WM = 2, int WN = 4, int S = 3>
 using Cfg = gemm::Config<arch::Sm80, E, LA, E, LB, D, Acc, gemm::BlockTile<BM, BN, BK>, gemm::Warps<WM, WN>, gemm::Stages<S>>;
 }  // namespace
@@ -33,10 +33,10 @@ TEST_CASE("gemm::Config derives its sizes and operand orders", "[gemm][config]")
                                 arch::Sm80_16x8x8_F32TF32TF32F32_TN>);
   STATIC_REQUIRE(std::is_same_v<Cfg<RowMajor, ColumnMajor, std::int8_t, std::int32_t, std::int32_t>::MmaOp,
                                 arch::Sm80_16x8x32_S32S8S8S32_TN>);
-  STATIC_REQUIRE(std::is_void_v<gemm::Sm80Mma<bfloat16, half, float>::type>);  // no mixed-input atom
-  STATIC_REQUIRE(std::is_same_v<gemm::Sm80Mma<tessera::half, tessera::half, float>::type, arch::Sm80_16x8x16_F32F16F16F32_TN>);
+  STATIC_REQUIRE(std::is_void_v<gemm::Sm80Mma<bfloat16_t, half_t, float>::type>);  // no mixed-input atom
+  STATIC_REQUIRE(std::is_same_v<gemm::Sm80Mma<tessera::half_t, tessera::half_t, float>::type, arch::Sm80_16x8x16_F32F16F16F32_TN>);
   // The smallest pipelines the benches and tests use still hold the epilogue's staging.
-  STATIC_REQUIRE(Cfg<RowMajor, ColumnMajor, bfloat16, bfloat16, float, 128, 128, 32, 2, 2, 4>::error == gemm::ConfigError::kNone);
+  STATIC_REQUIRE(Cfg<RowMajor, ColumnMajor, bfloat16_t, bfloat16_t, float, 128, 128, 32, 2, 2, 4>::error == gemm::ConfigError::kNone);
   STATIC_REQUIRE(Cfg<RowMajor, ColumnMajor, float, float, float, 128, 128, 16, 2, 2, 2>::valid);  // tf32: two k-steps of 8
 }
 
@@ -74,11 +74,11 @@ constexpr gemm::ConfigError broken(gemm::ConfigSpec s, F f) {
 TEST_CASE("gemm::check on plain specs agrees with gemm::Config", "[gemm][config]") {
   using gemm::ConfigError;
   // Configs the library ships: the spec a Config derives checks valid, with the same sizes.
-  using Sm90 = gemm::Config<arch::Sm90, bfloat16, RowMajor, bfloat16, ColumnMajor, bfloat16, float, gemm::BlockTile<128, 256, 64>,
+  using Sm90 = gemm::Config<arch::Sm90, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, bfloat16_t, float, gemm::BlockTile<128, 256, 64>,
                             gemm::Warpgroups<2>, gemm::Stages<4>>;
-  using Sm90PingPong = gemm::Config<arch::Sm90, half, ColumnMajor, half, RowMajor, float, float, gemm::BlockTile<128, 128, 64>,
+  using Sm90PingPong = gemm::Config<arch::Sm90, half_t, ColumnMajor, half_t, RowMajor, float, float, gemm::BlockTile<128, 128, 64>,
                                     gemm::Warpgroups<2, gemm::PingPong>, gemm::Stages<5>>;
-  using Fp8 = gemm::Config<arch::Sm90, float8_e5m2, RowMajor, float8_e4m3, ColumnMajor, float8_e4m3, float,
+  using Fp8 = gemm::Config<arch::Sm90, float8_e5m2_t, RowMajor, float8_e4m3_t, ColumnMajor, float8_e4m3_t, float,
                            gemm::BlockTile<128, 256, 128>, gemm::Warpgroups<2, gemm::Cooperative, gemm::ClusterShape<2, 1>>,
                            gemm::Stages<4>>;
   using Int8 = Cfg<RowMajor, ColumnMajor, std::int8_t, std::int32_t, std::int32_t, 128, 256, 64, 2, 4, 3>;
@@ -93,7 +93,7 @@ TEST_CASE("gemm::check on plain specs agrees with gemm::Config", "[gemm][config]
 
   // The atom table of the spec matches the atoms Sm80Mma picks.
   STATIC_REQUIRE(gemm::sm80_atom(gemm::Dtype::kBf16, gemm::Dtype::kBf16, gemm::Dtype::kF32).k ==
-                 atom::MmaTraits<gemm::Sm80Mma<bfloat16, bfloat16, float>::type>::K);
+                 atom::MmaTraits<gemm::Sm80Mma<bfloat16_t, bfloat16_t, float>::type>::K);
   STATIC_REQUIRE(gemm::sm80_atom(gemm::Dtype::kF32, gemm::Dtype::kF32, gemm::Dtype::kF32).k ==
                  atom::MmaTraits<gemm::Sm80Mma<float, float, float>::type>::K);
   STATIC_REQUIRE(gemm::sm80_atom(gemm::Dtype::kInt8, gemm::Dtype::kInt8, gemm::Dtype::kInt32).k ==
@@ -157,17 +157,17 @@ constexpr bool gfx9_atom_agrees() {
 }  // namespace
 
 TEST_CASE("AMD Configs: MFMA atoms, wavefronts and the gfx9 checks", "[gemm][config][gfx9]") {
-  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx90a, half, float>());
-  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx90a, bfloat16, float>());
+  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx90a, half_t, float>());
+  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx90a, bfloat16_t, float>());
   STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx90a, float, float>());
   STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx90a, std::int8_t, std::int32_t>());
-  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx90a, float8_e4m3_fnuz, float>());  // none on gfx90a
+  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx90a, float8_e4m3_fnuz_t, float>());  // none on gfx90a
   STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx940, std::int8_t, std::int32_t>());
-  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx940, float8_e4m3_fnuz, float>());
-  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx940, float8_e5m2_fnuz, float>());
-  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx940, half, std::int32_t>());  // none
+  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx940, float8_e4m3_fnuz_t, float>());
+  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx940, float8_e5m2_fnuz_t, float>());
+  STATIC_REQUIRE(gfx9_atom_agrees<arch::Gfx940, half_t, std::int32_t>());  // none
 
-  using Cfg = gemm::Config<arch::Gfx90a, half, RowMajor, half, ColumnMajor, half, float, gemm::BlockTile<128, 128, 32>,
+  using Cfg = gemm::Config<arch::Gfx90a, half_t, RowMajor, half_t, ColumnMajor, half_t, float, gemm::BlockTile<128, 128, 32>,
                            gemm::Warps<2, 2>, gemm::Stages<2>>;
   STATIC_REQUIRE(Cfg::valid && Cfg::amd);
   STATIC_REQUIRE(Cfg::threads == 256);  // four wavefronts of 64

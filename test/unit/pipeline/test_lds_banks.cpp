@@ -72,10 +72,10 @@ void require_reads_cover_the_tile() {
 }  // namespace
 
 TEST_CASE("gfx9 LDS: K-major k-tile writes are conflict-free", "[pipeline][gfx9][banks]") {
-  require_conflict_free_writes<half, 128, 32, 256>();
-  require_conflict_free_writes<half, 128, 64, 256>();
-  require_conflict_free_writes<half, 256, 32, 512>();
-  require_conflict_free_writes<bfloat16, 64, 32, 256>();
+  require_conflict_free_writes<half_t, 128, 32, 256>();
+  require_conflict_free_writes<half_t, 128, 64, 256>();
+  require_conflict_free_writes<half_t, 256, 32, 512>();
+  require_conflict_free_writes<bfloat16_t, 64, 32, 256>();
   require_conflict_free_writes<float, 128, 16, 256>();
   require_conflict_free_writes<float, 128, 32, 256>();
   require_conflict_free_writes<std::int8_t, 128, 64, 256>();
@@ -83,14 +83,14 @@ TEST_CASE("gfx9 LDS: K-major k-tile writes are conflict-free", "[pipeline][gfx9]
 }
 
 TEST_CASE("gfx9 LDS: MFMA fragment reads are conflict-free (consecutive and CDNA3 phases)", "[pipeline][gfx9][banks]") {
-  require_conflict_free_reads<half, 128, 32>();
-  require_conflict_free_reads<half, 128, 64>();
-  require_conflict_free_reads<half, 256, 32>();
+  require_conflict_free_reads<half_t, 128, 32>();
+  require_conflict_free_reads<half_t, 128, 64>();
+  require_conflict_free_reads<half_t, 256, 32>();
   require_conflict_free_reads<float, 128, 16>();
   require_conflict_free_reads<float, 128, 32>();
   require_conflict_free_reads<std::int8_t, 128, 64>();
   require_conflict_free_reads<std::int8_t, 128, 128>();
-  require_reads_cover_the_tile<half, 128, 32>();
+  require_reads_cover_the_tile<half_t, 128, 32>();
   require_reads_cover_the_tile<float, 64, 16>();
   require_reads_cover_the_tile<std::int8_t, 64, 64>();
 }
@@ -109,8 +109,8 @@ TEST_CASE("gfx9 LDS: copies place every element of a k-tile once", "[pipeline][g
         }
     for (int s : seen) REQUIRE(s == 1);
   };
-  check(pipeline::LdsTileCopy<half, 128, 32, 256, true, true>{}, 128, 32);
-  check(pipeline::LdsTileCopy<half, 128, 32, 256, false, true>{}, 128, 32);
+  check(pipeline::LdsTileCopy<half_t, 128, 32, 256, true, true>{}, 128, 32);
+  check(pipeline::LdsTileCopy<half_t, 128, 32, 256, false, true>{}, 128, 32);
   check(pipeline::LdsTileCopy<std::int8_t, 128, 64, 256, false, false>{}, 128, 64);
 }
 
@@ -132,9 +132,9 @@ TEST_CASE("gfx9 LDS: the transposing writes of MN-major k-tiles", "[pipeline][gf
         }
     return w;
   };
-  CHECK(worst(pipeline::LdsTileCopy<half, 128, 32, 256, false, true>{}, 256) == 1);
-  CHECK(worst(pipeline::LdsTileCopy<half, 128, 64, 256, false, true>{}, 256) == 1);
-  CHECK(worst(pipeline::LdsTileCopy<bfloat16, 256, 32, 512, false, true>{}, 512) == 1);
+  CHECK(worst(pipeline::LdsTileCopy<half_t, 128, 32, 256, false, true>{}, 256) == 1);
+  CHECK(worst(pipeline::LdsTileCopy<half_t, 128, 64, 256, false, true>{}, 256) == 1);
+  CHECK(worst(pipeline::LdsTileCopy<bfloat16_t, 256, 32, 512, false, true>{}, 512) == 1);
   CHECK(worst(pipeline::LdsTileCopy<std::int8_t, 128, 64, 256, false, true>{}, 256) == 1);
   CHECK(worst(pipeline::LdsTileCopy<float, 128, 16, 256, false, true>{}, 256) == 2);
 }

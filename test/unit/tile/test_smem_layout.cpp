@@ -67,15 +67,15 @@ void check_tile() {
 }  // namespace
 
 TEST_CASE("swizzled tiles are conflict-free for ldmatrix and cp.async", "[tile][smem]") {
-  check_tile<bfloat16, 128, 32>();  // K-major A/B tile, BK = 32: Swizzle<2,3,3>
-  check_tile<bfloat16, 128, 64>();  // BK = 64: Swizzle<3,3,3>
-  check_tile<half, 32, 128>();      // M-major tile (column-major A), BM = 128: Swizzle<3,3,4>
-  check_tile<half, 32, 256>();
+  check_tile<bfloat16_t, 128, 32>();  // K-major A/B tile, BK = 32: Swizzle<2,3,3>
+  check_tile<bfloat16_t, 128, 64>();  // BK = 64: Swizzle<3,3,3>
+  check_tile<half_t, 32, 128>();      // M-major tile (column-major A), BM = 128: Swizzle<3,3,4>
+  check_tile<half_t, 32, 256>();
   check_tile<float, 64, 32>();      // tf32, BK = 32 floats: 128-byte rows
   check_tile<std::int8_t, 128, 64>();
-  STATIC_REQUIRE(std::is_same_v<tile::SwizzledTile<bfloat16, 128, 32>::swizzle_type, Swizzle<2, 3, 3>>);
-  STATIC_REQUIRE(std::is_same_v<tile::SwizzledTile<bfloat16, 128, 64>::swizzle_type, Swizzle<3, 3, 3>>);
-  STATIC_REQUIRE(std::is_same_v<tile::SwizzledTile<half, 32, 128>::swizzle_type, Swizzle<3, 3, 4>>);
+  STATIC_REQUIRE(std::is_same_v<tile::SwizzledTile<bfloat16_t, 128, 32>::swizzle_type, Swizzle<2, 3, 3>>);
+  STATIC_REQUIRE(std::is_same_v<tile::SwizzledTile<bfloat16_t, 128, 64>::swizzle_type, Swizzle<3, 3, 3>>);
+  STATIC_REQUIRE(std::is_same_v<tile::SwizzledTile<half_t, 32, 128>::swizzle_type, Swizzle<3, 3, 4>>);
 }
 
 TEST_CASE("without the swizzle, ldmatrix on 64-byte rows conflicts", "[tile][smem]") {

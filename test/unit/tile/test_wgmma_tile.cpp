@@ -49,11 +49,11 @@ void check_tile(std::uint32_t base) {
 }  // namespace
 
 TEST_CASE("K-major swizzled tiles and their wgmma descriptors address the same bytes", "[tile][sm90][wgmma]") {
-  check_tile<bfloat16, 64, 64>(0);        // 128-byte rows: BK = 64 for 16-bit types
-  check_tile<bfloat16, 128, 64>(0x8000);
-  check_tile<half, 256, 64>(0x4000);
-  check_tile<bfloat16, 128, 32>(0x2000);  // 64-byte rows
-  check_tile<bfloat16, 64, 16>(0x100);    // 32-byte rows (one k-step)
+  check_tile<bfloat16_t, 64, 64>(0);        // 128-byte rows: BK = 64 for 16-bit types
+  check_tile<bfloat16_t, 128, 64>(0x8000);
+  check_tile<half_t, 256, 64>(0x4000);
+  check_tile<bfloat16_t, 128, 32>(0x2000);  // 64-byte rows
+  check_tile<bfloat16_t, 64, 16>(0x100);    // 32-byte rows (one k-step)
   check_tile<float, 64, 32>(0x400);       // tf32: 128-byte rows
   check_tile<float, 128, 16>(0x1000);
   check_tile<std::int8_t, 64, 128>(0x400);  // 8-bit types: 128-byte rows
@@ -61,9 +61,9 @@ TEST_CASE("K-major swizzled tiles and their wgmma descriptors address the same b
 }
 
 TEST_CASE("the K-major descriptor's fields", "[tile][sm90][wgmma]") {
-  using T128 = tile::SwizzledTile<bfloat16, 128, 64>;
-  using T64 = tile::SwizzledTile<bfloat16, 128, 32>;
-  using T32 = tile::SwizzledTile<bfloat16, 128, 16>;
+  using T128 = tile::SwizzledTile<bfloat16_t, 128, 64>;
+  using T64 = tile::SwizzledTile<bfloat16_t, 128, 32>;
+  using T32 = tile::SwizzledTile<bfloat16_t, 128, 16>;
   STATIC_REQUIRE(tile::k_major_descriptor<T128>(0x400).swizzle() == WgmmaSwizzle::k128B);
   STATIC_REQUIRE(tile::k_major_descriptor<T128>(0x400).sbo_bytes() == 1024);
   STATIC_REQUIRE(tile::k_major_descriptor<T64>(0x400).swizzle() == WgmmaSwizzle::k64B);
@@ -105,11 +105,11 @@ void check_mn_tile(std::uint32_t base) {
 }  // namespace
 
 TEST_CASE("MN-major tiles and their wgmma descriptors address the same bytes", "[tile][sm90][wgmma]") {
-  check_mn_tile<bfloat16, 64, 64>(0);
-  check_mn_tile<bfloat16, 128, 64>(0x8000);
-  check_mn_tile<half, 256, 64>(0x4000);
-  check_mn_tile<bfloat16, 192, 32>(0x400);
-  STATIC_REQUIRE(tile::MnMajorTile<bfloat16, 128, 64>::lbo_bytes == 8192);
-  STATIC_REQUIRE(tile::mn_major_descriptor<tile::MnMajorTile<bfloat16, 128, 64>>(0x400).sbo_bytes() == 1024);
-  STATIC_REQUIRE(tile::mn_major_descriptor<tile::MnMajorTile<bfloat16, 128, 64>>(0x400).swizzle() == WgmmaSwizzle::k128B);
+  check_mn_tile<bfloat16_t, 64, 64>(0);
+  check_mn_tile<bfloat16_t, 128, 64>(0x8000);
+  check_mn_tile<half_t, 256, 64>(0x4000);
+  check_mn_tile<bfloat16_t, 192, 32>(0x400);
+  STATIC_REQUIRE(tile::MnMajorTile<bfloat16_t, 128, 64>::lbo_bytes == 8192);
+  STATIC_REQUIRE(tile::mn_major_descriptor<tile::MnMajorTile<bfloat16_t, 128, 64>>(0x400).sbo_bytes() == 1024);
+  STATIC_REQUIRE(tile::mn_major_descriptor<tile::MnMajorTile<bfloat16_t, 128, 64>>(0x400).swizzle() == WgmmaSwizzle::k128B);
 }

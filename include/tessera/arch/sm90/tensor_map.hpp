@@ -37,12 +37,12 @@ inline constexpr int tma_swizzle_bytes(TmaSwizzle s) {
 // The tensor map element type of T (8-bit floats move as bytes).
 template <class T>
 constexpr CUtensorMapDataType tma_data_type() {
-  if constexpr (std::is_same_v<T, bfloat16>) return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  else if constexpr (std::is_same_v<T, half>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  if constexpr (std::is_same_v<T, bfloat16_t>) return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  else if constexpr (std::is_same_v<T, half_t>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   else if constexpr (std::is_same_v<T, float>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   else if constexpr (std::is_same_v<T, std::int32_t>) return CU_TENSOR_MAP_DATA_TYPE_INT32;
   else {
-    static_assert(sizeof(T) == 1, "arch::sm90::tma_data_type: unsupported element type; use bfloat16, half, float, int32 or a 1-byte type");
+    static_assert(sizeof(T) == 1, "arch::sm90::tma_data_type: unsupported element type; use bfloat16_t, half_t, float, int32 or a 1-byte type");
     return CU_TENSOR_MAP_DATA_TYPE_UINT8;
   }
 }

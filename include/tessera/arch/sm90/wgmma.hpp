@@ -158,7 +158,7 @@ TESSERA_WGMMA_FOR_EACH_N(TESSERA_WGMMA_DEFINE_N)
 #undef TESSERA_WGMMA_SS_ASM
 
 template <class T>
-inline constexpr bool is_fp8 = std::is_same_v<T, float8_e4m3> || std::is_same_v<T, float8_e5m2>;
+inline constexpr bool is_fp8 = std::is_same_v<T, float8_e4m3_t> || std::is_same_v<T, float8_e5m2_t>;
 
 }  // namespace detail
 
@@ -166,15 +166,15 @@ inline constexpr bool is_fp8 = std::is_same_v<T, float8_e4m3> || std::is_same_v<
 // types. MA / MB: which extent of A (M or K) and B (N or K) is contiguous in shared memory.
 template <int N, class EA, class EB, class Acc, Major MA = Major::K, Major MB = Major::K>
 struct Wgmma {
-  static constexpr bool sixteen_bit = (std::is_same_v<EA, bfloat16> || std::is_same_v<EA, half>) && std::is_same_v<EA, EB>;
+  static constexpr bool sixteen_bit = (std::is_same_v<EA, bfloat16_t> || std::is_same_v<EA, half_t>) && std::is_same_v<EA, EB>;
   static constexpr bool tf32 = std::is_same_v<EA, float> && std::is_same_v<EB, float>;
   static constexpr bool fp8 = detail::is_fp8<EA> && detail::is_fp8<EB>;
   static constexpr bool f32_acc = std::is_same_v<Acc, float>;
   static_assert(N >= 8 && N <= 256 && N % 8 == 0, "arch::sm90::Wgmma: N must be 8 to 256 in steps of 8; use such a tile width");
   static_assert(sixteen_bit || tf32 || fp8,
-                "arch::sm90::Wgmma: unsupported operand types; use bfloat16/half pairs, float (tf32) or float8 e4m3/e5m2");
-  static_assert(f32_acc || (std::is_same_v<Acc, half> && !std::is_same_v<EA, bfloat16> && !tf32),
-                "arch::sm90::Wgmma: unsupported accumulator; use float (any operands) or half (half or float8 operands)");
+                "arch::sm90::Wgmma: unsupported operand types; use bfloat16_t/half_t pairs, float (tf32) or float8 e4m3/e5m2");
+  static_assert(f32_acc || (std::is_same_v<Acc, half_t> && !std::is_same_v<EA, bfloat16_t> && !tf32),
+                "arch::sm90::Wgmma: unsupported accumulator; use float (any operands) or half_t (half_t or float8 operands)");
   static_assert(sixteen_bit || (MA == Major::K && MB == Major::K),
                 "arch::sm90::Wgmma: tf32 and float8 operands must be K-major in shared memory; transpose them when staging");
 
@@ -200,7 +200,7 @@ struct Wgmma {
     static_assert(MA == Major::K, "arch::sm90::Wgmma: an A fragment in registers is K-major; use Major::K for A");
     using I = detail::WgmmaN<N>;
     std::uint32_t const s = accumulate ? 1u : 0u;
-    if constexpr (std::is_same_v<EA, bfloat16>) I::template f32_bf16_rs<tb>(d, a[0], a[1], a[2], a[3], b, s);
+    if constexpr (std::is_same_v<EA, bfloat16_t>) I::template f32_bf16_rs<tb>(d, a[0], a[1], a[2], a[3], b, s);
     else if constexpr (sixteen_bit && f32_acc) I::template f32_f16_rs<tb>(d, a[0], a[1], a[2], a[3], b, s);
     else if constexpr (sixteen_bit) I::template f16_f16_rs<tb>(d, a[0], a[1], a[2], a[3], b, s);
     else if constexpr (tf32) I::template f32_tf32_rs<0>(d, a[0], a[1], a[2], a[3], b, s);
@@ -211,7 +211,7 @@ struct Wgmma {
   template <bool First>
   TESSERA_DEVICE static void ss_form(Reg (&d)[regs], std::uint64_t a, std::uint64_t b, std::uint32_t s) {
     using I = detail::WgmmaN<N>;
-    if constexpr (std::is_same_v<EA, bfloat16>) I::template f32_bf16_ss<ta, tb, First>(d, a, b, s);
+    if constexpr (std::is_same_v<EA, bfloat16_t>) I::template f32_bf16_ss<ta, tb, First>(d, a, b, s);
     else if constexpr (sixteen_bit && f32_acc) I::template f32_f16_ss<ta, tb, First>(d, a, b, s);
     else if constexpr (sixteen_bit) I::template f16_f16_ss<ta, tb, First>(d, a, b, s);
     else if constexpr (tf32) I::template f32_tf32_ss<0, 0, First>(d, a, b, s);
@@ -222,7 +222,7 @@ struct Wgmma {
   TESSERA_DEVICE static void fp8_form(Reg (&d)[regs], std::uint64_t a, std::uint64_t b, std::uint32_t s,
                                       std::uint32_t const (*r)[4]) {
     using I = detail::WgmmaN<N>;
-    constexpr bool a4 = std::is_same_v<EA, float8_e4m3>, b4 = std::is_same_v<EB, float8_e4m3>;
+    constexpr bool a4 = std::is_same_v<EA, float8_e4m3_t>, b4 = std::is_same_v<EB, float8_e4m3_t>;
 #define TESSERA_WGMMA_FP8(NAME)                                         \
   if constexpr (SS) I::template NAME##_ss<0, 0, First>(d, a, b, s);     \
   else I::template NAME##_rs<0>(d, (*r)[0], (*r)[1], (*r)[2], (*r)[3], b, s)

@@ -17,11 +17,11 @@ namespace detail {
 template <class T>
 struct WmmaElement;
 template <>
-struct WmmaElement<tessera::half> {
+struct WmmaElement<tessera::half_t> {
   using type = ::__half;
 };
 template <>
-struct WmmaElement<tessera::bfloat16> {
+struct WmmaElement<tessera::bfloat16_t> {
   using type = ::__nv_bfloat16;
 };
 }  // namespace detail
@@ -29,8 +29,8 @@ struct WmmaElement<tessera::bfloat16> {
 // A 16x16 row-major tile of A times a 16x16 column-major tile of B, accumulated in f32.
 template <class T>
 struct Wmma_16x16x16_F32F32 {
-  static_assert(std::is_same_v<T, tessera::half> || std::is_same_v<T, tessera::bfloat16>,
-                "Wmma_16x16x16_F32F32: inputs must be tessera::half or tessera::bfloat16; use one of those");
+  static_assert(std::is_same_v<T, tessera::half_t> || std::is_same_v<T, tessera::bfloat16_t>,
+                "Wmma_16x16x16_F32F32: inputs must be tessera::half_t or tessera::bfloat16_t; use one of those");
   using Native = typename detail::WmmaElement<T>::type;
   using FragA = nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, Native, nvcuda::wmma::row_major>;
   using FragB = nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, Native, nvcuda::wmma::col_major>;

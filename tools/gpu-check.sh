@@ -15,7 +15,7 @@ summary=()
 status=0
 note() { summary+=("$1"); }
 
-# (the device tool returns at most 8 files from $OUT: keep it to the logs that matter)
+# (the logs in $OUT are kept to the few that matter: a log per part, not per test)
 device=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>&1 | head -1)
 
 # ---- build -------------------------------------------------------------------------------------

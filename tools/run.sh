@@ -5,9 +5,10 @@
 #   verified against a device reference, then timed; a table sorted by speed.
 #   Without one: builds it with the reduced space and lists every configuration with its static
 #   resource use (and the dropped ones with their reasons).
-# Extra arguments go to tessera-profile (e.g. tools/run.sh --m 16,128,4096 --json out.json): to
-# `profile` with a GPU; without one, those `list` takes (--dtype, --layout, --arch, --kernels,
-# --valid, --invalid) go to `list` and the others are named as ignored, in one line.
+# Extra arguments go to tessera-profile (e.g. tools/run.sh --m 16,128,4096 --json out.json): with a
+# GPU to `profile`, in place of the default problem's options they give; without one, those `list`
+# takes (--dtype, --layout, --arch, --kernels, --valid, --invalid) go to `list` and the others are
+# named as ignored, in one line.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 cd "$TESSERA_ROOT"
@@ -24,7 +25,15 @@ if has_gpu; then
   cmake --preset default -B "$build" -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_BENCHES=OFF -DTESSERA_BUILD_EXAMPLES=OFF \
     -DCMAKE_CUDA_ARCHITECTURES="$arch" -DTESSERA_PROFILER_SPACE=default -DTESSERA_PROFILER_KERNELS="$kernels" >/dev/null
   cmake --build "$build" -j "$JOBS" --target tessera-profile
-  "$build/tools/profiler/tessera-profile" profile gemm --m 4096 --n 4096 --k 4096 --dtype bf16 --layout tn "$@"
+  # The default problem, option by option, where the arguments do not give their own.
+  defaults=()
+  for option in "--m 4096" "--n 4096" "--k 4096" "--dtype bf16" "--layout tn"; do
+    name=${option%% *}
+    given=0
+    for arg in "$@"; do [[ "$arg" == "$name" || "$arg" == "$name="* ]] && given=1; done
+    ((given)) || defaults+=($option)
+  done
+  "$build/tools/profiler/tessera-profile" profile gemm ${defaults[@]+"${defaults[@]}"} "$@"
 else
   # The arguments `list` takes, with their values; the rest (profiling's) need a GPU.
   list_args=() ignored=()

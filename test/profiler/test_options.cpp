@@ -72,6 +72,20 @@ TEST_CASE("kernel globs", "[profiler][cli]") {
   CHECK_FALSE(matches_any("sm80_*,*_swap", "sm90_bf16_x"));
 }
 
+TEST_CASE("a filter that matches nothing suggests the nearest names; counts name their range", "[profiler][cli]") {
+  std::vector<std::string> const names = {"sm80_bf16_tn_128x128x32_2x2w_s3", "sm90_bf16_tn_128x256x64_2wg_coop_s4",
+                                          "sm90_bf16_tn_128x128x64_2wg_pingpong_s4", "sm90_f16_tn_128x256x64_2wg_coop_s4"};
+  auto const near = nearest_names("sm90_bf16_tn_128x265*", names, 2);
+  REQUIRE(near.size() == 2);
+  CHECK(near[0] == "sm90_bf16_tn_128x256x64_2wg_coop_s4");
+  CHECK(nearest_names("sm90_f16*,sm80*", names, 1).size() == 1);
+  CHECK(parse_count("--top-k", "0", 0).ok());
+  CHECK(parse_count("--top-k", "-1", 0).message() == "invalid argument: --top-k -1: must be a whole number of at least 0");
+  CHECK_FALSE(parse_count("--top-k", "3x", 0).ok());
+  CHECK(parse_count("--batch", "65536", 1, 65535).message() ==
+        "invalid argument: --batch 65536: must be a whole number of at least 1 and at most 65535");
+}
+
 TEST_CASE("epilogue names parse to stages in the chain's order and print back", "[profiler][cli][epilogue]") {
   tuning::EpilogueStages e;
   REQUIRE(tuning::parse_epilogue("none", e).ok());

@@ -44,6 +44,29 @@ CLI::Validator checked(Parse parse, std::string const& name) {
       name);
 }
 
+// A whole number from `least` to `most` (the option's name in the message).
+CLI::Validator count(std::string const& option, long long least, long long most = 1ll << 62) {
+  return checked([option, least, most](std::string const& t) { return tp::parse_count(option, t, least, most); }, "INT");
+}
+
+// A --kernels filter that matches no configuration of the whole space is an error that names
+// the nearest names; 0 where it matches some (or is empty).
+int kernels_filter_error(std::string const& kernels) {
+  if (kernels.empty()) return 0;
+  auto const space = tuning::gemm_space(tuning::SpaceSize::kDefault);
+  std::vector<std::string> names;
+  for (int i = 0; i < space.size; ++i) {
+    names.push_back(tuning::name(space.items[i].spec));
+    if (tp::matches_any(kernels, names.back())) return 0;
+  }
+  std::string near;
+  for (auto const& n : tp::nearest_names(kernels, names, 3)) near += (near.empty() ? "" : ", ") + n;
+  std::fprintf(stderr, "tessera-profile: --kernels %s matches no configuration of the space; the nearest: %s (tessera-profile list "
+               "gemm shows them all; * matches any run of characters, ? one)\n",
+               kernels.c_str(), near.c_str());
+  return 2;
+}
+
 CLI::Validator const kOperation = checked(
     [](std::string const& t) {
       return t == "gemm" ? Status::success()
@@ -68,6 +91,7 @@ struct ListOptions {
 };
 
 int run_list(ListOptions const& o) {
+  if (int const e = kernels_filter_error(o.kernels)) return e;
   tuning::GemmRegistry registry;
   tp::register_all(registry);
   tp::ProblemTypes types;
@@ -137,6 +161,7 @@ void progress(int done, int total, std::string const& name) {
 }
 
 int run_profile(ProfileOptions const& o) {
+  if (int const e = kernels_filter_error(o.kernels)) return e;
   tp::ProblemTypes types;
   tp::Layout layout;
   tuning::EpilogueStages epilogue;
@@ -315,6 +340,7 @@ int run_emit(std::vector<std::string> const& inputs, std::string const& output, 
 int main(int argc, char** argv) {
   CLI::App app{"tessera-profile: list, verify and time Tessera's GEMM configurations; emit the winners for gemm::Tuned"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("tessera-profile ") + TESSERA_VERSION);
 
   ListOptions lo;
   CLI::App* list = app.add_subcommand("list", "every configuration with its static resource use, and the dropped ones with why (no GPU needed)");
@@ -335,7 +361,7 @@ int main(int argc, char** argv) {
   profile->add_option("--m", po.m, "M: a value, a list (16,128,4096) or a range start:end:step")->check(ints)->capture_default_str();
   profile->add_option("--n", po.n, "N: as --m")->check(ints)->capture_default_str();
   profile->add_option("--k", po.k, "K: as --m")->check(ints)->capture_default_str();
-  profile->add_option("--batch", po.batch, "batch count")->check(CLI::Range(1, 65535))->capture_default_str();
+  profile->add_option("--batch", po.batch, "batch count (1 to 65535)")->check(count("--batch", 1, 65535))->capture_default_str();
   profile->add_option("--dtype", po.dtype, "element types: " + tp::dtype_choices())
       ->check(checked([](std::string const& t) { tp::ProblemTypes x; return tp::parse_dtype(t, x); }, "DTYPE"))
       ->capture_default_str();
@@ -346,10 +372,10 @@ int main(int argc, char** argv) {
       ->check(checked([](std::string const& t) { tuning::EpilogueStages x; return tuning::parse_epilogue(t, x); }, "EPILOGUE"))
       ->capture_default_str();
   profile->add_option("--kernels", po.kernels, "only configurations whose names match these globs (comma-separated)");
-  profile->add_option("--top-k", po.top_k, "time only the K best configurations by the static cost model (0: all)")->check(CLI::NonNegativeNumber);
-  profile->add_option("--warmup", po.warmup, "untimed runs before timing")->check(CLI::NonNegativeNumber)->capture_default_str();
+  profile->add_option("--top-k", po.top_k, "time only the K best configurations by the static cost model (0: all)")->check(count("--top-k", 0));
+  profile->add_option("--warmup", po.warmup, "untimed runs before timing")->check(count("--warmup", 0))->capture_default_str();
   profile->add_option("--iterations", po.iterations, "at most this many timed runs (at least 10; about 30 ms of them)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(count("--iterations", 1))->capture_default_str();
   profile->add_flag("--no-flush", po.no_flush, "do not flush the L2 cache before each timed run");
   profile->add_flag("--quiet", po.quiet, "no table per problem (only the summary and the files)");
   profile->add_option("--csv", po.csv, "write every result as CSV to this file");

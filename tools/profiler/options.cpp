@@ -1,7 +1,9 @@
 #include "options.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <utility>
 
 namespace tessera::profiler {
 
@@ -99,6 +101,51 @@ bool glob_match(std::string_view p, std::string_view s) {
   }
   while (pi < p.size() && p[pi] == '*') ++pi;
   return pi == p.size();
+}
+
+std::vector<std::string> nearest_names(std::string_view patterns, std::vector<std::string> const& names, int count) {
+  auto const distance = [](std::string_view a, std::string_view b) {  // Levenshtein, one row
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      std::size_t diagonal = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        std::size_t const up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diagonal = up;
+      }
+    }
+    return row[b.size()];
+  };
+  std::vector<std::string> stems;  // the patterns without their wildcards
+  for (std::size_t i = 0; i <= patterns.size();) {
+    std::size_t const comma = std::min(patterns.find(',', i), patterns.size());
+    std::string stem;
+    for (char c : patterns.substr(i, comma - i))
+      if (c != '*' && c != '?') stem += c;
+    stems.push_back(stem);
+    i = comma + 1;
+  }
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (auto const& name : names) {
+    std::size_t best = std::string::npos;
+    for (auto const& stem : stems) best = std::min(best, distance(stem, std::string_view(name).substr(0, std::max(stem.size(), std::size_t(1)) + 8)));
+    scored.emplace_back(best, name);
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && int(i) < count; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+Status parse_count(std::string_view option, std::string_view text, long long least, long long most) {
+  long long value = 0;
+  auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < least || value > most)
+    return Status::invalid_argument(std::string(option) + " " + std::string(text) + ": must be a whole number of at least " +
+                                    std::to_string(least) + (most < (1ll << 62) ? " and at most " + std::to_string(most) : ""));
+  return Status::success();
 }
 
 bool matches_any(std::string_view patterns, std::string_view text) {

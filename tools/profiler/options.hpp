@@ -36,4 +36,13 @@ std::string layout_name(bool a_k_major, bool b_k_major);
 bool glob_match(std::string_view pattern, std::string_view text);
 bool matches_any(std::string_view patterns, std::string_view text);
 
+// The `count` names nearest to `patterns` (each pattern's * and ? dropped; edit distance, the
+// smallest over the patterns), nearest first: what a --kernels filter that matches nothing
+// suggests. nearest_names("sm90_bf16_tn_128x265*", names, 3) -> {"sm90_bf16_tn_128x256x64_...", ...}
+std::vector<std::string> nearest_names(std::string_view patterns, std::vector<std::string> const& names, int count);
+
+// A whole number from `least` to `most`, or a message that names the option and its range (CLI11's
+// own range check printed the largest double as the bound).
+Status parse_count(std::string_view option, std::string_view text, long long least, long long most = 1ll << 62);
+
 }  // namespace tessera::profiler

@@ -1,5 +1,6 @@
 # Script mode: installs the build tree into a fresh prefix, then builds and runs the consumer
-# project against it with find_package, and again with add_subdirectory.
+# project against it with find_package, and again with add_subdirectory; with CUDA=<nvcc>, its
+# CUDA consumer too (the Hopper GEMM: run on a Hopper GPU, its Status checked elsewhere).
 file(REMOVE_RECURSE ${WORK_DIR})
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -14,9 +15,16 @@ run(${CMAKE_COMMAND} --install ${BINARY_DIR} --prefix ${WORK_DIR}/prefix)
 if(NOT EXISTS ${WORK_DIR}/prefix/include/tessera/tessera.hpp)
   message(FATAL_ERROR "install check: the umbrella header was not installed")
 endif()
+set(cuda_args "")
+if(CUDA)
+  set(cuda_args -DCMAKE_CUDA_COMPILER=${CUDA})
+endif()
 foreach(mode package subdir)
-  run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/test/install -B ${WORK_DIR}/${mode} -DCMAKE_CXX_COMPILER=${CXX}
+  run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/test/install -B ${WORK_DIR}/${mode} -DCMAKE_CXX_COMPILER=${CXX} ${cuda_args}
       -DTESSERA_CONSUME=${mode} -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DTESSERA_SOURCE_DIR=${SOURCE_DIR})
   run(${CMAKE_COMMAND} --build ${WORK_DIR}/${mode})
   run(${WORK_DIR}/${mode}/consumer)
+  if(CUDA)
+    run(${WORK_DIR}/${mode}/consumer_cuda)
+  endif()
 endforeach()

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -85,7 +87,7 @@ bool dtype_matches(gemm::ConfigSpec const& s, tp::ProblemTypes const& t) { retur
 
 // ---- list ------------------------------------------------------------------------------------------
 struct ListOptions {
-  std::string operation, dtype, layout, kernels;
+  std::string operation, dtype, layout, kernels, json;
   int arch = 0;
   bool invalid_only = false, valid_only = false;
 };
@@ -102,6 +104,7 @@ int run_list(ListOptions const& o) {
   auto const space = tuning::gemm_space(tuning::SpaceSize::kDefault);
   int shown = 0, valid = 0, built = 0;
   std::string rows;
+  nlohmann::json listed = nlohmann::json::array();  // --json: the rows shown
   for (int i = 0; i < space.size; ++i) {
     tuning::Candidate const& c = space.items[i];
     gemm::ConfigSpec const& s = c.spec;
@@ -125,6 +128,13 @@ int run_list(ListOptions const& o) {
       status = in ? "built" : s.amd() ? "valid (AMD: builds with hipcc, not into this binary)" : "valid, not built into this binary";
     }
     rows += fmt::format("{:<48} {:>8.1f} {:>7} {:>7}  {}\n", name, gemm::smem_bytes(s) / 1024.0, s.threads(), regs, status);
+    listed.push_back({{"name", name},
+                      {"smem_bytes", gemm::smem_bytes(s)},
+                      {"threads", s.threads()},
+                      {"regs", regs},
+                      {"valid", c.valid()},
+                      {"built", c.valid() && registry.find(name) != nullptr},
+                      {"status", status}});
   }
   std::printf("%s", fmt::format("{:<48} {:>8} {:>7} {:>7}  {}\n", "configuration", "smem KiB", "threads", "regs", "status").c_str());
   std::printf("%s", rows.c_str());
@@ -133,6 +143,14 @@ int run_list(ListOptions const& o) {
                                 std::string(tp::registry_filter()).empty() ? "" : fmt::format(", filter \"{}\"", tp::registry_filter()),
                                 shown - valid)
                         .c_str());
+  if (!o.json.empty()) {
+    nlohmann::json const j = {{"configurations", listed}, {"shown", shown}, {"valid", valid}, {"built", built},
+                              {"dropped", shown - valid}, {"space", tp::registry_space()}, {"filter", tp::registry_filter()}};
+    if (Status const w = tp::write_file(o.json, j.dump(2) + "\n"); !w) {
+      std::fprintf(stderr, "tessera-profile list: %s\n", w.message().c_str());
+      return 1;
+    }
+  }
   return 0;
 }
 
@@ -353,6 +371,7 @@ int main(int argc, char** argv) {
   list->add_option("--kernels", lo.kernels, "only names matching these globs (comma-separated, * and ?)");
   list->add_flag("--invalid", lo.invalid_only, "only the dropped configurations");
   list->add_flag("--valid", lo.valid_only, "only the valid configurations");
+  list->add_option("--json", lo.json, "also write the configurations shown (name, shared memory, threads, registers, status) as JSON to this file");
 
   ProfileOptions po;
   CLI::App* profile = app.add_subcommand("profile", "verify each configuration on the problem(s) against a device reference, then time it");

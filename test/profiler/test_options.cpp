@@ -1,6 +1,9 @@
 // The profiler's command-line vocabulary: integer lists and ranges, dtypes, layouts, epilogue
 // names, kernel globs; each error names the valid choices.
 #include <catch2/catch.hpp>
+#include <array>
+#include <cstdio>
+#include <string>
 
 #include "options.hpp"
 #include "tessera/tuning/epilogue_stages.hpp"
@@ -84,6 +87,32 @@ TEST_CASE("a filter that matches nothing suggests the nearest names; counts name
   CHECK_FALSE(parse_count("--top-k", "3x", 0).ok());
   CHECK(parse_count("--batch", "65536", 1, 65535).message() ==
         "invalid argument: --batch 65536: must be a whole number of at least 1 and at most 65535");
+}
+
+TEST_CASE("explicit problems: MxNxK lists and files", "[profiler][cli]") {
+  std::vector<std::array<int, 3>> p;
+  REQUIRE(parse_problems("16x4096x4096,4096x14336x4096", p).ok());
+  REQUIRE(p.size() == 2);
+  CHECK(p[0] == std::array<int, 3>{16, 4096, 4096});
+  CHECK(p[1] == std::array<int, 3>{4096, 14336, 4096});
+  REQUIRE(parse_problems("1x1x1 7x8x9", p).ok());
+  CHECK(p.size() == 2);
+  for (char const* bad : {"16x4096", "0x1x1", "1x1x1x1", "ax1x1", "", "1x1x"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_problems(bad, p).ok());
+  }
+  char const* path = "test_options_problems.txt";
+  {
+    std::FILE* f = std::fopen(path, "w");
+    REQUIRE(f != nullptr);
+    std::fputs("# decode shapes\n1x4096x4096 16x4096x4096\n128x4096x4096  # prefill-like\n", f);
+    std::fclose(f);
+  }
+  REQUIRE(parse_problems(std::string("@") + path, p).ok());
+  CHECK(p.size() == 3);
+  CHECK(p[2] == std::array<int, 3>{128, 4096, 4096});
+  std::remove(path);
+  CHECK_THAT(parse_problems("@no_such_file.txt", p).message(), Catch::Contains("cannot read no_such_file.txt"));
 }
 
 TEST_CASE("epilogue names parse to stages in the chain's order and print back", "[profiler][cli][epilogue]") {

@@ -156,7 +156,7 @@ int run_list(ListOptions const& o) {
 
 // ---- profile ---------------------------------------------------------------------------------------
 struct ProfileOptions {
-  std::string operation, m = "4096", n = "4096", k = "4096", dtype = "bf16", layout = "tn", epilogue = "none", kernels;
+  std::string operation, m = "4096", n = "4096", k = "4096", dtype = "bf16", layout = "tn", epilogue = "none", kernels, problems;
   int batch = 1, top_k = 0, warmup = 3, iterations = 100;
   bool no_flush = false, quiet = false;
   std::string csv, json, emit, namespace_name = "tessera_tuned";
@@ -190,6 +190,18 @@ int run_profile(ProfileOptions const& o) {
       std::fprintf(stderr, "tessera-profile: %s\n", s.message().c_str());
       return 1;
     }
+  // The problems: --problems as given, else every M x N x K of the lists.
+  std::vector<std::array<int, 3>> problems;
+  if (!o.problems.empty()) {
+    if (Status const s = tp::parse_problems(o.problems, problems); !s) {
+      std::fprintf(stderr, "tessera-profile: %s\n", s.message().c_str());
+      return 1;
+    }
+  } else {
+    for (int m : ms)
+      for (int n : ns)
+        for (int k : ks) problems.push_back({m, n, k});
+  }
   if (Status s = tp::check_gpu(); !s) {
     std::fprintf(stderr, "tessera-profile: %s\n", s.message().c_str());
     return 1;
@@ -231,82 +243,80 @@ int run_profile(ProfileOptions const& o) {
   report.date = today();
   int wrong = 0, problems_without = 0;
   auto const all_start = std::chrono::steady_clock::now();
-  for (int m : ms)
-    for (int n : ns)
-      for (int k : ks) {
-        auto const start = std::chrono::steady_clock::now();
-        tp::GemmSetup setup{types, layout, epilogue, {m, n, k, o.batch}};
-        if (Status s = runner.prepare(setup); !s) {
-          std::fprintf(stderr, "tessera-profile: M=%d N=%d K=%d: %s\n", m, n, k, s.message().c_str());
-          return 1;
+  for (auto const [m, n, k] : problems) {
+    auto const start = std::chrono::steady_clock::now();
+    tp::GemmSetup setup{types, layout, epilogue, {m, n, k, o.batch}};
+    if (Status s = runner.prepare(setup); !s) {
+      std::fprintf(stderr, "tessera-profile: M=%d N=%d K=%d: %s\n", m, n, k, s.message().c_str());
+      return 1;
+    }
+    for (auto& v : variants) v.predicted_us = tp::predict_us(v.kernel->spec, v.swap_ab, setup.shape, model);
+    std::vector<Variant> order = variants;
+    std::stable_sort(order.begin(), order.end(), [](Variant const& a, Variant const& b) { return a.predicted_us < b.predicted_us; });
+    // --top-k: the K best by the model (at most 2 per tile family) among those that can run the problem.
+    std::vector<Variant> chosen;
+    std::vector<tp::Result> results;
+    if (o.top_k > 0) {
+      std::vector<Variant> runnable;
+      std::vector<tp::Prediction> predictions;
+      for (auto const& v : order)
+        if (v.kernel->can_implement(runner.problem(), v.swap_ab)) {
+          runnable.push_back(v);
+          predictions.push_back({v.kernel->spec, v.predicted_us});
         }
-        for (auto& v : variants) v.predicted_us = tp::predict_us(v.kernel->spec, v.swap_ab, setup.shape, model);
-        std::vector<Variant> order = variants;
-        std::stable_sort(order.begin(), order.end(), [](Variant const& a, Variant const& b) { return a.predicted_us < b.predicted_us; });
-        // --top-k: the K best by the model (at most 2 per tile family) among those that can run the problem.
-        std::vector<Variant> chosen;
-        std::vector<tp::Result> results;
-        if (o.top_k > 0) {
-          std::vector<Variant> runnable;
-          std::vector<tp::Prediction> predictions;
-          for (auto const& v : order)
-            if (v.kernel->can_implement(runner.problem(), v.swap_ab)) {
-              runnable.push_back(v);
-              predictions.push_back({v.kernel->spec, v.predicted_us});
-            }
-          for (int i : tp::select_top_k(predictions, o.top_k)) chosen.push_back(runnable[std::size_t(i)]);
-        } else {
-          chosen = order;
-        }
-        auto const runs_start = std::chrono::steady_clock::now();
-        for (std::size_t i = 0; i < chosen.size(); ++i) {
-          progress(int(i), int(chosen.size()), chosen[i].name);
-          tp::Result r = runner.run(*chosen[i].kernel, chosen[i].swap_ab);
-          r.predicted_us = chosen[i].predicted_us;
-          wrong += r.outcome == tp::Outcome::kWrong ? 1 : 0;
-          results.push_back(std::move(r));
-        }
-        progress(int(chosen.size()), int(chosen.size()), "");
-        auto const now = std::chrono::steady_clock::now();
-        double const seconds = std::chrono::duration<double>(now - start).count();
-        double const run_seconds = std::chrono::duration<double>(now - runs_start).count();
-        int passed = 0, skipped = 0, wrong = 0, errors = 0;
-        std::set<std::string> reasons;
-        for (auto const& r : results) {
-          passed += r.outcome == tp::Outcome::kPassed ? 1 : 0;
-          skipped += r.outcome == tp::Outcome::kSkipped ? 1 : 0;
-          wrong += r.outcome == tp::Outcome::kWrong ? 1 : 0;
-          errors += r.outcome == tp::Outcome::kError ? 1 : 0;
-          if (r.outcome == tp::Outcome::kSkipped) reasons.insert(r.message);
-        }
-        std::printf("\nGEMM %s %s, epilogue %s: M=%d N=%d K=%d batch=%d: %zu configurations%s in %.2f s (%.2f s verifying and "
-                    "timing them, the rest the reference) on %s\n",
-                    types.name.c_str(), layout.name.c_str(), tuning::epilogue_name(epilogue).c_str(), m, n, k, o.batch, chosen.size(),
-                    o.top_k > 0 ? fmt::format(" (the cost model's top {} of {})", o.top_k, variants.size()).c_str() : "", seconds,
-                    run_seconds, report.device.c_str());
-        if (epilogue.any())
-          std::printf("%s\n", variants.front().kernel->has_static(epilogue)
-                                  ? "(the epilogue runs as a static chain, as an application compiles it)"
-                                  : "(the epilogue runs as the run-time chain, 2 to 5 times slower than a static one: the "
-                                    "ranking holds, the times overstate; TESSERA_PROFILER_STATIC_EPILOGUES builds static kernels)");
-        if (!o.quiet || passed == 0) std::printf("%s", tp::format_table(results).c_str());
-        if (passed > 0) {
-          auto const best = std::min_element(results.begin(), results.end(), [](tp::Result const& a, tp::Result const& b) {
-            bool const pa = a.outcome == tp::Outcome::kPassed, pb = b.outcome == tp::Outcome::kPassed;
-            return pa != pb ? pa : a.time_us < b.time_us;
-          });
-          std::printf("best: %s %.2f us (%.1f TFLOP/s, %.0f GB/s); of %zu: %d passed, %d skipped (cannot take the problem), "
-                      "%d wrong, %d errors\n",
-                      best->kernel.c_str(), best->time_us, best->tflops(), best->gbps(), results.size(), passed, skipped, wrong,
-                      errors);
-        }
-        if (passed == 0) {
-          ++problems_without;
-          std::printf("no configuration ran this problem:\n");
-          for (auto const& why : reasons) std::printf("  - %s\n", why.c_str());
-        }
-        for (auto& r : results) report.results.push_back(std::move(r));
-      }
+      for (int i : tp::select_top_k(predictions, o.top_k)) chosen.push_back(runnable[std::size_t(i)]);
+    } else {
+      chosen = order;
+    }
+    auto const runs_start = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+      progress(int(i), int(chosen.size()), chosen[i].name);
+      tp::Result r = runner.run(*chosen[i].kernel, chosen[i].swap_ab);
+      r.predicted_us = chosen[i].predicted_us;
+      wrong += r.outcome == tp::Outcome::kWrong ? 1 : 0;
+      results.push_back(std::move(r));
+    }
+    progress(int(chosen.size()), int(chosen.size()), "");
+    auto const now = std::chrono::steady_clock::now();
+    double const seconds = std::chrono::duration<double>(now - start).count();
+    double const run_seconds = std::chrono::duration<double>(now - runs_start).count();
+    int passed = 0, skipped = 0, wrong = 0, errors = 0;
+    std::set<std::string> reasons;
+    for (auto const& r : results) {
+      passed += r.outcome == tp::Outcome::kPassed ? 1 : 0;
+      skipped += r.outcome == tp::Outcome::kSkipped ? 1 : 0;
+      wrong += r.outcome == tp::Outcome::kWrong ? 1 : 0;
+      errors += r.outcome == tp::Outcome::kError ? 1 : 0;
+      if (r.outcome == tp::Outcome::kSkipped) reasons.insert(r.message);
+    }
+    std::printf("\nGEMM %s %s, epilogue %s: M=%d N=%d K=%d batch=%d: %zu configurations%s in %.2f s (%.2f s verifying and "
+                "timing them, the rest the reference) on %s\n",
+                types.name.c_str(), layout.name.c_str(), tuning::epilogue_name(epilogue).c_str(), m, n, k, o.batch, chosen.size(),
+                o.top_k > 0 ? fmt::format(" (the cost model's top {} of {})", o.top_k, variants.size()).c_str() : "", seconds,
+                run_seconds, report.device.c_str());
+    if (epilogue.any())
+      std::printf("%s\n", variants.front().kernel->has_static(epilogue)
+                              ? "(the epilogue runs as a static chain, as an application compiles it)"
+                              : "(the epilogue runs as the run-time chain, 2 to 5 times slower than a static one: the "
+                                "ranking holds, the times overstate; TESSERA_PROFILER_STATIC_EPILOGUES builds static kernels)");
+    if (!o.quiet || passed == 0) std::printf("%s", tp::format_table(results).c_str());
+    if (passed > 0) {
+      auto const best = std::min_element(results.begin(), results.end(), [](tp::Result const& a, tp::Result const& b) {
+        bool const pa = a.outcome == tp::Outcome::kPassed, pb = b.outcome == tp::Outcome::kPassed;
+        return pa != pb ? pa : a.time_us < b.time_us;
+      });
+      std::printf("best: %s %.2f us (%.1f TFLOP/s, %.0f GB/s); of %zu: %d passed, %d skipped (cannot take the problem), "
+                  "%d wrong, %d errors\n",
+                  best->kernel.c_str(), best->time_us, best->tflops(), best->gbps(), results.size(), passed, skipped, wrong,
+                  errors);
+    }
+    if (passed == 0) {
+      ++problems_without;
+      std::printf("no configuration ran this problem:\n");
+      for (auto const& why : reasons) std::printf("  - %s\n", why.c_str());
+    }
+    for (auto& r : results) report.results.push_back(std::move(r));
+  }
   double const total = std::chrono::duration<double>(std::chrono::steady_clock::now() - all_start).count();
   std::printf("\nprofiled %zu runs in %.1f s\n", report.results.size(), total);
   if (!o.csv.empty())
@@ -377,9 +387,15 @@ int main(int argc, char** argv) {
   CLI::App* profile = app.add_subcommand("profile", "verify each configuration on the problem(s) against a device reference, then time it");
   profile->add_option("operation", po.operation, "gemm")->required()->check(kOperation);
   auto const ints = checked([](std::string const& t) { std::vector<int> v; return tp::parse_int_list(t, v); }, "LIST");
-  profile->add_option("--m", po.m, "M: a value, a list (16,128,4096) or a range start:end:step")->check(ints)->capture_default_str();
-  profile->add_option("--n", po.n, "N: as --m")->check(ints)->capture_default_str();
-  profile->add_option("--k", po.k, "K: as --m")->check(ints)->capture_default_str();
+  CLI::Option* m_option =
+      profile->add_option("--m", po.m, "M: a value, a list (16,128,4096) or a range start:end:step")->check(ints)->capture_default_str();
+  CLI::Option* n_option = profile->add_option("--n", po.n, "N: as --m")->check(ints)->capture_default_str();
+  CLI::Option* k_option = profile->add_option("--k", po.k, "K: as --m")->check(ints)->capture_default_str();
+  profile->add_option("--problems", po.problems,
+                      "explicit problems instead of every M x N x K of the lists: MxNxK,MxNxK,... or @file (one or more a line)")
+      ->excludes(m_option)
+      ->excludes(n_option)
+      ->excludes(k_option);
   profile->add_option("--batch", po.batch, "batch count (1 to 65535)")->check(count("--batch", 1, 65535))->capture_default_str();
   profile->add_option("--dtype", po.dtype, "element types: " + tp::dtype_choices())
       ->check(checked([](std::string const& t) { tp::ProblemTypes x; return tp::parse_dtype(t, x); }, "DTYPE"))

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <fstream>
+#include <string>
 #include <utility>
 
 namespace tessera::profiler {
@@ -137,6 +139,41 @@ std::vector<std::string> nearest_names(std::string_view patterns, std::vector<st
   std::vector<std::string> out;
   for (std::size_t i = 0; i < scored.size() && int(i) < count; ++i) out.push_back(scored[i].second);
   return out;
+}
+
+Status parse_problems(std::string_view text, std::vector<std::array<int, 3>>& out) {
+  out.clear();
+  std::string content(text);
+  if (!text.empty() && text[0] == '@') {
+    std::ifstream in{std::string(text.substr(1))};
+    if (!in) return Status::invalid_argument("--problems " + std::string(text) + ": cannot read " + std::string(text.substr(1)));
+    content.clear();
+    for (std::string line; std::getline(in, line);) content += line.substr(0, line.find('#')) + "\n";
+  }
+  std::size_t i = 0;
+  auto const separator = [](char c) { return c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (i < content.size()) {
+    while (i < content.size() && separator(content[i])) ++i;
+    std::size_t j = i;
+    while (j < content.size() && !separator(content[j])) ++j;
+    if (j == i) break;
+    std::string_view const item(content.data() + i, j - i);
+    std::array<int, 3> p{};
+    std::size_t at = 0;
+    bool ok = true;
+    for (int d = 0; d < 3 && ok; ++d) {
+      std::size_t const x = d < 2 ? item.find('x', at) : item.size();
+      ok = x != std::string_view::npos && to_int(item.substr(at, x - at), p[std::size_t(d)]) && p[std::size_t(d)] >= 1;
+      at = x + 1;
+    }
+    if (!ok || at != item.size() + 1)
+      return Status::invalid_argument("--problems: '" + std::string(item) + "' is not MxNxK with M, N, K of at least 1 "
+                                      "(e.g. 16x4096x4096,4096x14336x4096, or @file)");
+    out.push_back(p);
+    i = j;
+  }
+  if (out.empty()) return Status::invalid_argument("--problems: no problem given (MxNxK, comma-separated, or @file)");
+  return Status::success();
 }
 
 Status parse_count(std::string_view option, std::string_view text, long long least, long long most) {

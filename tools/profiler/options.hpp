@@ -3,6 +3,7 @@
 // names the valid choices.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,10 @@ bool matches_any(std::string_view patterns, std::string_view text);
 // smallest over the patterns), nearest first: what a --kernels filter that matches nothing
 // suggests. nearest_names("sm90_bf16_tn_128x265*", names, 3) -> {"sm90_bf16_tn_128x256x64_...", ...}
 std::vector<std::string> nearest_names(std::string_view patterns, std::vector<std::string> const& names, int count);
+
+// Explicit problems: "MxNxK" items separated by commas or white space ("16x4096x4096,4096x14336x4096"),
+// or "@file" for a file of them (one or more a line; '#' starts a comment). Each extent at least 1.
+Status parse_problems(std::string_view text, std::vector<std::array<int, 3>>& out);
 
 // A whole number from `least` to `most`, or a message that names the option and its range (CLI11's
 // own range check printed the largest double as the bound).

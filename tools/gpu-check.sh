@@ -5,7 +5,7 @@
 # compute-sanitizer (memcheck, racecheck), runs every bench, writes the performance report, and
 # prints a short summary last. Full logs go to $OUT (or build/gpu/out when OUT is unset).
 # SECTIONS picks the parts after the build (default: all of "tests examples sanitizers benches"),
-# so that a long check can be split over two device calls on a warm machine.
+# so that a long check can be split over two runs on one machine (the build is kept).
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
 cd "$TESSERA_ROOT"
@@ -80,7 +80,7 @@ jsons=()
 for bench in "$build"/bench/bench_*; do
   want benches && [ -x "$bench" ] || continue
   name=$(basename "$bench")
-  # The headline problems by default, so that the whole check fits in one 10-minute device call;
+  # The headline problems by default, so that the whole check takes under 10 minutes;
   # BENCH_FILTER='.' runs everything (or use tools/gpu-bench.sh for the long sweeps).
   if "$bench" "${BENCH_ARGS[@]}" --benchmark_filter="${BENCH_FILTER:-(convert|copy|peak|m:(4096|8192)/n:(4096|8192)/k:(4096|8192))}" \
        --benchmark_out="$out/$name.json" --benchmark_out_format=json > "$build/$name.txt" 2>&1; then

@@ -14,7 +14,7 @@ profile=${PROFILE:-}
 if [ -z "$profile" ]; then
   build=build/prof90
   cmake --preset gpu -B "$build" -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_BENCHES=OFF -DTESSERA_BUILD_EXAMPLES=OFF \
-    -DTESSERA_PROFILER_SPACE=default -DTESSERA_PROFILER_KERNELS='^sm90_bf16_tn' > "$out/profile-build.log" 2>&1 &&
+    -DTESSERA_PROFILER_SPACE=default -DTESSERA_PROFILER_KERNELS='sm90_bf16_tn*' > "$out/profile-build.log" 2>&1 &&
     cmake --build "$build" -j "${JOBS:-16}" --target tessera-profile >> "$out/profile-build.log" 2>&1 ||
     { tail -30 "$out/profile-build.log"; exit 1; }
   profile=$build/tools/profiler/tessera-profile

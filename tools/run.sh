@@ -21,7 +21,7 @@ if ! command -v nvcc >/dev/null 2>&1; then
 fi
 if has_gpu; then
   cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '. ')
-  if [ "$cc" = 90 ]; then arch=90a kernels='^sm90_bf16_tn'; else arch=80 kernels='^sm80_bf16_tn'; fi
+  if [ "$cc" = 90 ]; then arch=90a kernels='sm90_bf16_tn*'; else arch=80 kernels='sm80_bf16_tn*'; fi
   cmake --preset default -B "$build" -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_BENCHES=OFF -DTESSERA_BUILD_EXAMPLES=OFF \
     -DCMAKE_CUDA_ARCHITECTURES="$arch" -DTESSERA_PROFILER_SPACE=default -DTESSERA_PROFILER_KERNELS="$kernels" >/dev/null
   cmake --build "$build" -j "$JOBS" --target tessera-profile

@@ -13,7 +13,8 @@ using Cfg = gemm::Config<arch::Sm90, bfloat16_t, RowMajor, bfloat16_t, ColumnMaj
                          gemm::Warpgroups<2>, gemm::Stages<4>, Epi>;
 #endif
 
-Status user_gemm(gemm::Arguments<Cfg> const& args, void* workspace, runtime::Stream stream) {
+Status user_gemm(gemm::Arguments<Cfg> args, bfloat16_t const* bias, void* workspace, runtime::Stream stream) {
+  args.epilogue = Epi::make(bias);  // README.md's form
   if (Status s = gemm::Gemm<Cfg>::can_implement(args); !s) return s;
   return gemm::Gemm<Cfg>{}.run(args, workspace, stream);
 }

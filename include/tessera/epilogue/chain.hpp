@@ -22,6 +22,8 @@
 
 #include <concepts>
 #include <cstddef>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "tessera/core/config.hpp"
@@ -95,7 +97,43 @@ struct Chain {
 
   static constexpr int size = int(sizeof...(Stages));
 
+  // The chain from its stages' arguments, in the chain's order: stage I is made from argument I
+  // (S{argument}), and the stages past the last argument, which must have no parameters (GeluTanh,
+  // Relu), are made empty. A wrong argument or a missing one is one error:
+  //   using Epi = Chain<Bias<PerColumn, bfloat16_t>, GeluTanh>;
+  //   args.epilogue = Epi::make(d_bias);          // d_bias: bfloat16_t const*
+  template <class... Args>
+  static constexpr Chain make(Args const&... args) {
+    constexpr bool fits = sizeof...(Args) <= sizeof...(Stages);
+    static_assert(fits, "epilogue::Chain::make: more arguments than stages; pass one per stage, in the chain's order");
+    if constexpr (fits) return make_stages(std::index_sequence_for<Stages...>{}, args...);
+    else return Chain{};
+  }
+
  private:
+  template <std::size_t... Is, class... Args>
+  static constexpr Chain make_stages(std::index_sequence<Is...>, Args const&... args) {
+    return Chain{stage_from<Is, std::tuple_element_t<Is, std::tuple<Stages...>>>(args...)...};
+  }
+  // Stage I (type S) from argument I, or empty where there is none.
+  template <std::size_t I, class S, class... Args>
+  static constexpr S stage_from(Args const&... args) {
+    if constexpr (I < sizeof...(Args)) {
+      using A = std::tuple_element_t<I, std::tuple<Args...>>;
+      constexpr bool makes = requires(A const& a) { S{a}; };
+      static_assert(makes, "epilogue::Chain::make: an argument cannot make its stage (stage_from<I, Stage, Arguments...> "
+                           "above names the stage, its index and the argument types); pass what the stage holds, e.g. "
+                           "a bfloat16_t const* for Bias<PerColumn, bfloat16_t>");
+      if constexpr (makes) return S{std::get<I>(std::tie(args...))};
+      else return S{};
+    } else {
+      constexpr bool empty = std::is_empty_v<S>;
+      static_assert(empty, "epilogue::Chain::make: a stage with parameters has no argument (stage_from<I, Stage, ...> above "
+                           "names it); pass one argument per stage up to the last with parameters");
+      return S{};
+    }
+  }
+
   // The number of stage I's first vector.
   template <std::size_t I>
   static constexpr int first_vector = [] {

@@ -58,6 +58,11 @@ TEST_CASE("a chain applies its stages in order, and Optional stages switch at ru
   CHECK(ReluThenBias{{}, {bias.data()}}(2.0f, at) == -3.0f);  // relu(2) - 5
   CHECK(Identity{}(7.25f, at) == 7.25f);
   STATIC_REQUIRE(BiasThenRelu::size == 2);
+  // The named builder: stage I from argument I, the parameterless stages after the last empty.
+  float const* const b = bias.data();
+  CHECK(BiasThenRelu::make(b)(2.0f, at) == 0.0f);
+  CHECK(get<0>(BiasThenRelu::make(b).stages).ptr == b);
+  CHECK(Identity::make()(7.25f, at) == 7.25f);
 
   Chain<Optional<LinearCombination<float>>, Optional<Relu>> c;
   CHECK(c(-4.0f, at) == -4.0f);  // all off: the identity

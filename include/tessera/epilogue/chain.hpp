@@ -67,6 +67,14 @@ concept ColumnStage = Stage<S> && requires(S const& s, float x, Coord c, ColumnV
   { s(x, c, v) } -> std::convertible_to<float>;
 };
 
+namespace detail {
+// Converts to anything (declared only): probes whether an aggregate has a second field.
+struct AnyValue {
+  template <class T>
+  operator T() const;
+};
+}  // namespace detail
+
 template <class... Stages>
 struct Chain {
   static_assert((Stage<Stages> && ...),
@@ -97,9 +105,10 @@ struct Chain {
 
   static constexpr int size = int(sizeof...(Stages));
 
-  // The chain from its stages' arguments, in the chain's order: stage I is made from argument I
-  // (S{argument}), and the stages past the last argument, which must have no parameters (GeluTanh,
-  // Relu), are made empty. A wrong argument or a missing one is one error:
+  // The chain from its stages' arguments, in the chain's order: argument I is stage I itself or,
+  // for a stage of one field (Bias), that field's value; the stages past the last argument, which
+  // must have no parameters (GeluTanh, Relu), are made empty. A wrong argument or a missing one is
+  // one error:
   //   using Epi = Chain<Bias<PerColumn, bfloat16_t>, GeluTanh>;
   //   args.epilogue = Epi::make(d_bias);          // d_bias: bfloat16_t const*
   template <class... Args>
@@ -120,10 +129,14 @@ struct Chain {
   static constexpr S stage_from(Args const&... args) {
     if constexpr (I < sizeof...(Args)) {
       using A = std::tuple_element_t<I, std::tuple<Args...>>;
-      constexpr bool makes = requires(A const& a) { S{a}; };
+      // The stage itself, or the one value of a stage with one field: a stage of more fields made
+      // from one value would leave the others empty (a ScaleShift's shift, an Optional's switch).
+      constexpr bool makes = std::is_same_v<A, S> || (requires(A const& a) { S{a}; } &&
+                                                      !requires(A const& a) { S{a, detail::AnyValue{}}; });
       static_assert(makes, "epilogue::Chain::make: an argument cannot make its stage (stage_from<I, Stage, Arguments...> "
-                           "above names the stage, its index and the argument types); pass what the stage holds, e.g. "
-                           "a bfloat16_t const* for Bias<PerColumn, bfloat16_t>");
+                           "above names the stage, its index and the argument types); pass the stage's one value (a "
+                           "bfloat16_t const* for Bias<PerColumn, bfloat16_t>) or, for a stage of several, the stage "
+                           "itself (ScaleShift<PerColumn>{scale, shift})");
       if constexpr (makes) return S{std::get<I>(std::tie(args...))};
       else return S{};
     } else {

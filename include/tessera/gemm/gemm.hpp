@@ -278,11 +278,14 @@ class Gemm {
     else e = cudaFuncGetAttributes(&attributes, sm80::gemm_kernel<Cfg, 16, 16>);
     std::string const fix = Cfg::warp_specialized ? "CMAKE_CUDA_ARCHITECTURES=90a (nvcc -gencode arch=compute_90a,code=sm_90a)"
                                                   : "CMAKE_CUDA_ARCHITECTURES=80 or the device's own (" + std::to_string(major) + "0)";
-    if (e != cudaSuccess) {
+    if (e == cudaErrorInvalidDeviceFunction || e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidPtx ||
+        e == cudaErrorUnsupportedPtxVersion) {
       cudaGetLastError();  // clear the error the query left
       return Status::not_supported("this binary holds no code of the GEMM for this GPU (compute capability " +
                                    std::to_string(major) + ".x; " + cudaGetErrorString(e) + "); build for it: " + fix);
     }
+    if (e != cudaSuccess)  // another error (one left by an earlier kernel that faulted, say)
+      return Status::device_error(std::string("querying the GEMM kernel failed: ") + cudaGetErrorString(e));
     if constexpr (Cfg::warp_specialized) {
       if (!sm90::built_for_sm90a(attributes))
         return Status::not_supported("the sm90 GEMM (Warpgroups) was built without sm_90a's instructions (wgmma, setmaxnreg): "
@@ -499,6 +502,8 @@ class Gemm {
     } else if (err == cudaSuccess) {
       resident = runtime::multiprocessors(device);
     }
+    if (err == cudaSuccess && resident < 1 && cluster == 1)
+      return Status::device_error("the device's multiprocessor count could not be read");
     if (err == cudaSuccess && resident < 1)
       return Status::not_supported("no cluster of " + std::to_string(cluster) + " blocks of this Config fits on the device; "
                                    "use ClusterShape<1, 1>");

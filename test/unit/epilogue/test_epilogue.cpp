@@ -63,6 +63,10 @@ TEST_CASE("a chain applies its stages in order, and Optional stages switch at ru
   CHECK(BiasThenRelu::make(b)(2.0f, at) == 0.0f);
   CHECK(get<0>(BiasThenRelu::make(b).stages).ptr == b);
   CHECK(Identity::make()(7.25f, at) == 7.25f);
+  // A stage of several fields is passed whole; one value would leave the others empty.
+  std::vector<float> scale{2.0f, 3.0f}, shift{1.0f, 1.0f};
+  using Affine = Chain<ScaleShift<PerColumn>, Relu>;
+  CHECK(Affine::make(ScaleShift<PerColumn>{scale.data(), shift.data()})(2.0f, at) == 7.0f);  // 2 * 3 + 1
 
   Chain<Optional<LinearCombination<float>>, Optional<Relu>> c;
   CHECK(c(-4.0f, at) == -4.0f);  // all off: the identity

@@ -170,6 +170,19 @@ inline constexpr bool is_stages = false;
 template <int S>
 inline constexpr bool is_stages<Stages<S>> = true;
 
+// Instantiated only where a Config needs more shared memory than a block may have, so that the
+// compiler's message names the bytes: SharedMemoryOver<bytes needed, bytes a block may have>.
+template <int Needed, int Allowed>
+struct SharedMemoryOver {
+  static_assert(Needed <= Allowed,
+                "gemm::Config: the pipeline needs more shared memory than a block may have (the bytes needed and "
+                "allowed are SharedMemoryOver's arguments above); use fewer Stages or a smaller BlockTile");
+  static constexpr bool checked = true;
+};
+struct SharedMemoryFits {
+  static constexpr bool checked = true;
+};
+
 // Whether the accumulator, tile, warp and stage parameters are of their kinds: checked before
 // anything reads them, so that one of them misplaced gives one message.
 enum class ParameterError { kNone, kNoAccumulator, kTileWarpsSwapped, kTile, kWarps, kStages };
@@ -301,7 +314,10 @@ struct Config {
   static_assert(error != ConfigError::kPingPongTile, TESSERA_CONFIG_MSG_PING_PONG_TILE);
   static_assert(error != ConfigError::kCluster, TESSERA_CONFIG_MSG_CLUSTER);
   static_assert(error != ConfigError::kWarpgroupsStages, TESSERA_CONFIG_MSG_WARPGROUPS_STAGES);
-  static_assert(error != ConfigError::kSharedMemory, TESSERA_CONFIG_MSG_SHARED_MEMORY);
+  static_assert(std::conditional_t<error == ConfigError::kSharedMemory,
+                                   detail::SharedMemoryOver<gemm::smem_bytes(spec), max_smem_per_block(spec.arch_cc)>,
+                                   detail::SharedMemoryFits>::checked,
+                "gemm::Config: shared memory checked (SharedMemoryOver says by how much it is over)");
   static_assert(error != ConfigError::kMfmaTypes, TESSERA_CONFIG_MSG_MFMA_TYPES);
   static_assert(error != ConfigError::kMfmaWarps, TESSERA_CONFIG_MSG_MFMA_WARPS);
   static_assert(error != ConfigError::kMfmaTileM, TESSERA_CONFIG_MSG_MFMA_TILE_M);

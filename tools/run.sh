@@ -2,12 +2,13 @@
 # The README's main command: the profiler on a default problem.
 #   With a GPU: builds tessera-profile with the bf16 TN configurations of the GPU's architecture
 #   (sm90 on Hopper, else sm80) and profiles a 4096 x 4096 x 4096 bf16 GEMM: each configuration
-#   verified against a device reference, then timed; a table sorted by speed.
-#   Without one: builds it with the reduced space and lists every configuration with its static
-#   resource use (and the dropped ones with their reasons).
+#   verified against a device reference, then timed, with cuBLASLt timed the same way; a table
+#   sorted by speed with each configuration's speed relative to cuBLASLt.
+#   Without one: builds it with the reduced space and lists its configurations with their
+#   resources, and the space's totals (--all lists the whole space, --invalid why some were dropped).
 # Extra arguments go to tessera-profile (e.g. tools/run.sh --m 16,128,4096 --json out.json): with a
 # GPU to `profile`, in place of the default problem's options they give; without one, those `list`
-# takes (--dtype, --layout, --arch, --kernels, --valid, --invalid) go to `list` and the others are
+# takes (--dtype, --layout, --arch, --kernels, --all, --valid, --invalid) go to `list` and the others are
 # named as ignored, in one line.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -27,10 +28,14 @@ if has_gpu; then
   cmake --build "$build" -j "$JOBS" --target tessera-profile
   # The default problem, option by option, where the arguments do not give their own.
   defaults=()
-  for option in "--m 4096" "--n 4096" "--k 4096" "--dtype bf16" "--layout tn"; do
+  for option in "--m 4096" "--n 4096" "--k 4096" "--dtype bf16" "--layout tn" "--compare cublas"; do
     name=${option%% *}
     given=0
-    for arg in "$@"; do [[ "$arg" == "$name" || "$arg" == "$name="* ]] && given=1; done
+    for arg in "$@"; do
+      [[ "$arg" == "$name" || "$arg" == "$name="* ]] && given=1
+      # (explicit problems replace --m, --n and --k)
+      [[ "$name" =~ ^--[mnk]$ && ( "$arg" == --problems || "$arg" == --problems=* ) ]] && given=1
+    done
     ((given)) || defaults+=($option)
   done
   "$build/tools/profiler/tessera-profile" profile gemm ${defaults[@]+"${defaults[@]}"} "$@"
@@ -40,7 +45,7 @@ else
   while (($#)); do
     case "$1" in
       --dtype | --layout | --arch | --kernels) list_args+=("$1" "${2:-}"); shift $(($# > 1 ? 2 : 1)) ;;
-      --dtype=* | --layout=* | --arch=* | --kernels=* | --valid | --invalid) list_args+=("$1"); shift ;;
+      --dtype=* | --layout=* | --arch=* | --kernels=* | --all | --valid | --invalid) list_args+=("$1"); shift ;;
       --*=*) ignored+=("$1"); shift ;;
       --*) if (($# > 1)) && [[ "$2" != --* ]]; then ignored+=("$1 $2"); shift 2; else ignored+=("$1"); shift; fi ;;
       *) ignored+=("$1"); shift ;;

@@ -37,6 +37,19 @@ TEST_CASE("emit writes the winners per problem as TunedTables", "[profiler][emit
   CHECK_THAT(h, Catch::Contains(".bm = 64, .bn = 128, .bk = 64"));
 }
 
+TEST_CASE("emit leaves out the cuBLASLt rows of --compare cublas, however fast", "[profiler][emit]") {
+  Report r = load_sample();
+  Result cublas = r.results.front();
+  cublas.kernel = kCublasName;
+  cublas.outcome = Outcome::kPassed;
+  cublas.time_us = 1.0;
+  r.results.push_back(cublas);
+  std::string h;
+  REQUIRE(emit_header(r, {"my_tuned"}, h).ok());
+  CHECK_THAT(h, !Catch::Contains("cublas"));
+  CHECK_THAT(h, Catch::Contains(".stages = 4}, true, 23.50},\n"));
+}
+
 TEST_CASE("emit refuses results without a winner or with unknown configurations", "[profiler][emit]") {
   Report r = load_sample();
   std::string h;

@@ -87,3 +87,17 @@ TEST_CASE("the table lists passed results fastest first, then the others with th
   CHECK_THAT(t, Catch::Contains("   1  sm90_bf16_tn_128x256x64_2wg_coop_s4"));
   CHECK_THAT(t, Catch::Contains("1.500"));  // 500 us against the best 333.3 us
 }
+
+TEST_CASE("with a baseline's time the table gives each row's speed relative to it", "[profiler][report]") {
+  std::vector<Result> rows = sample().results;
+  Result cublas = rows.front();
+  cublas.kernel = kCublasName;
+  cublas.outcome = Outcome::kPassed;
+  cublas.time_us = 400.0;
+  rows.push_back(cublas);
+  std::string const t = format_table(rows, 400.0);
+  CHECK_THAT(t, Catch::Contains("vs cuBLAS"));
+  CHECK_THAT(t, Catch::Contains("1.200"));  // 400 us against the best 333.3 us: 1.2x cuBLAS's speed
+  CHECK_THAT(t, Catch::Contains("0.800"));  // 400 us against 500 us
+  CHECK_THAT(format_table(sample().results), !Catch::Contains("vs cuBLAS"));
+}

@@ -18,7 +18,7 @@ Status emit_header(Report const& report, EmitOptions const& options, std::string
   using Problem = std::tuple<int, int, int, int>;
   std::map<std::string, std::map<Problem, Result const*>> best;
   for (Result const& r : report.results) {
-    if (r.outcome != Outcome::kPassed) continue;
+    if (r.outcome != Outcome::kPassed || r.kernel == kCublasName) continue;  // (a --compare row)
     Result const*& slot = best[table_name(r)][Problem{r.m, r.n, r.k, r.batch}];
     if (slot == nullptr || r.time_us < slot->time_us) slot = &r;
   }

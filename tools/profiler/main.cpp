@@ -7,6 +7,7 @@
 //   tessera-profile emit out.json -o my_tuned.hpp --namespace my_tuned
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <cuda_runtime.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -89,8 +91,19 @@ bool dtype_matches(gemm::ConfigSpec const& s, tp::ProblemTypes const& t) { retur
 struct ListOptions {
   std::string operation, dtype, layout, kernels, json;
   int arch = 0;
-  bool invalid_only = false, valid_only = false;
+  bool all = false, invalid_only = false, valid_only = false;
 };
+
+// The CMake command that builds the valid configurations this binary lacks (only the settings that
+// left them out), or "" when none is missing for a reason CMake controls.
+std::string cmake_line_for_missing(bool reduced_space_missing, bool filter_missing, bool sm90_missing) {
+  std::string flags;
+  if (reduced_space_missing) flags += " -DTESSERA_PROFILER_SPACE=default";
+  if (filter_missing) flags += " -DTESSERA_PROFILER_KERNELS=";
+  if (sm90_missing) flags += " -DCMAKE_CUDA_ARCHITECTURES=\"80;90a\"";
+  if (flags.empty()) return "";
+  return fmt::format("cmake {}{} && cmake --build {} --target tessera-profile", TESSERA_BINARY_DIR, flags, TESSERA_BINARY_DIR);
+}
 
 int run_list(ListOptions const& o) {
   if (int const e = kernels_filter_error(o.kernels)) return e;
@@ -101,8 +114,16 @@ int run_list(ListOptions const& o) {
   // (CLI11 has checked both)
   if (!o.dtype.empty() && !tp::parse_dtype(o.dtype, types)) return 1;
   if (!o.layout.empty() && !tp::parse_layout(o.layout, layout)) return 1;
+  bool const gpu = tp::check_gpu().ok();
   auto const space = tuning::gemm_space(tuning::SpaceSize::kDefault);
-  int shown = 0, valid = 0, built = 0;
+  auto const reduced = tuning::gemm_space(tuning::SpaceSize::kReduced);
+  auto const in_reduced = [&](std::string const& name) {
+    for (int i = 0; i < reduced.size; ++i)
+      if (tuning::name(reduced.items[i].spec) == name) return true;
+    return false;
+  };
+  int shown = 0, valid = 0, built = 0, dropped = 0, amd = 0, missing = 0;
+  bool reduced_missing = false, filter_missing = false, sm90_missing = false;
   std::string rows;
   nlohmann::json listed = nlohmann::json::array();  // --json: the rows shown
   for (int i = 0; i < space.size; ++i) {
@@ -113,39 +134,77 @@ int run_list(ListOptions const& o) {
     if (!o.dtype.empty() && !dtype_matches(s, types)) continue;
     if (!o.layout.empty() && (s.a_k_major != layout.a_k_major || s.b_k_major != layout.b_k_major)) continue;
     if (!o.kernels.empty() && !tp::matches_any(o.kernels, name)) continue;
-    if ((o.invalid_only && c.valid()) || (o.valid_only && !c.valid())) continue;
-    ++shown;
-    std::string const regs = s.amd()                ? std::string("-")
-                             : s.warp_specialized() ? fmt::format("{}/{}", gemm::kSm90ProducerRegisters, gemm::sm90_consumer_registers(s.consumers))
-                                                    : fmt::format("{}", std::min(255, 65536 / s.threads() / 8 * 8));
-    std::string status;
+    tuning::GemmKernel const* const entry = c.valid() ? registry.find(name) : nullptr;
+    // The totals of the space under the filters; then the rows this listing shows.
     if (!c.valid()) {
-      status = std::string("dropped: ") + gemm::config_error_message(c.error);
+      ++dropped;
     } else {
       ++valid;
-      bool const in = registry.find(name) != nullptr;
-      built += in ? 1 : 0;
-      status = in ? "built" : s.amd() ? "valid (AMD: builds with hipcc, not into this binary)" : "valid, not built into this binary";
+      if (entry != nullptr) ++built;
+      else if (s.amd()) ++amd;
+      else {
+        ++missing;
+        bool const space_out = std::string(tp::registry_space()) == "reduced" && !in_reduced(name);
+        bool const filter_out = !space_out && !std::string(tp::registry_filter()).empty() &&
+                                !tp::matches_any(tp::registry_filter(), name);
+        reduced_missing |= space_out;
+        filter_missing |= filter_out;
+        sm90_missing |= !space_out && !filter_out && s.warp_specialized() && tp::registry_sm90_left_out() > 0;
+      }
     }
-    rows += fmt::format("{:<48} {:>8.1f} {:>7} {:>7}  {}\n", name, gemm::smem_bytes(s) / 1024.0, s.threads(), regs, status);
+    bool const show = o.invalid_only ? !c.valid() : o.valid_only ? c.valid() : o.all ? true : entry != nullptr;
+    if (!show) continue;
+    ++shown;
+    // Registers and local memory (spill) bytes per thread as the GPU reports them for the built
+    // kernels; the schedule's register allowance is what ptxas was given, not what it used.
+    std::string regs = "-";
+    nlohmann::json registers = nullptr, local_bytes = nullptr;
+    if (entry != nullptr && gpu) {
+      cudaFuncAttributes a{};
+      if (entry->attributes(a)) {
+        regs = fmt::format("{}/{}", a.numRegs, a.localSizeBytes);
+        registers = a.numRegs;
+        local_bytes = a.localSizeBytes;
+      } else {
+        regs = "no code";
+      }
+    }
+    std::string status;
+    if (!c.valid()) status = std::string("dropped: ") + gemm::config_error_message(c.error);
+    else if (entry != nullptr) status = "built";
+    else if (s.amd()) status = "valid (AMD: builds with hipcc, not into this binary)";
+    else status = "valid, not built into this binary";
+    rows += fmt::format("{:<48} {:>8.1f} {:>7} {:>9}  {}\n", name, gemm::smem_bytes(s) / 1024.0, s.threads(), regs, status);
     listed.push_back({{"name", name},
                       {"smem_bytes", gemm::smem_bytes(s)},
                       {"threads", s.threads()},
-                      {"regs", regs},
+                      {"registers", registers},
+                      {"local_bytes", local_bytes},
                       {"valid", c.valid()},
-                      {"built", c.valid() && registry.find(name) != nullptr},
+                      {"built", entry != nullptr},
                       {"status", status}});
   }
-  std::printf("%s", fmt::format("{:<48} {:>8} {:>7} {:>7}  {}\n", "configuration", "smem KiB", "threads", "regs", "status").c_str());
+  std::printf("%s", fmt::format("{:<48} {:>8} {:>7} {:>9}  {}\n", "configuration", "smem KiB", "threads", "regs/spill", "status").c_str());
   std::printf("%s", rows.c_str());
-  std::printf("%s", fmt::format("\n{} configurations shown: {} valid ({} built into this binary: space \"{}\"{}), {} dropped.\n", shown, valid,
-                                built, tp::registry_space(),
-                                std::string(tp::registry_filter()).empty() ? "" : fmt::format(", filter \"{}\"", tp::registry_filter()),
-                                shown - valid)
+  std::string const filter = tp::registry_filter();
+  std::printf("%s", fmt::format("\n{} configurations shown{}. The space{}: {} valid ({} built into this binary: space \"{}\"{}), {} dropped.\n",
+                                shown, !o.all && !o.valid_only && !o.invalid_only ? " (those built into this binary; --all shows every one)" : "",
+                                o.arch || !o.dtype.empty() || !o.layout.empty() || !o.kernels.empty() ? " under these filters" : "", valid,
+                                built, tp::registry_space(), filter.empty() ? "" : fmt::format(", filter \"{}\"", filter), dropped)
                         .c_str());
+  std::printf("%s\n", gpu ? "regs/spill: registers and local-memory bytes per thread of each built kernel, as the GPU reports them."
+                          : "regs/spill: reported for built kernels on a machine with a GPU (none here).");
+  if (missing > 0) {
+    std::string const line = cmake_line_for_missing(reduced_missing, filter_missing, sm90_missing);
+    std::printf("%d valid NVIDIA configurations are not built into this binary%s\n", missing,
+                line.empty() ? "." : ("; to build them: " + line).c_str());
+  }
+  if (amd > 0) std::printf("%d valid AMD (gfx9) configurations build with hipcc (docs/building.md), never into this binary.\n", amd);
+  if (dropped > 0 && !o.invalid_only) std::printf("`--invalid` shows why the %d dropped ones were dropped.\n", dropped);
   if (!o.json.empty()) {
-    nlohmann::json const j = {{"configurations", listed}, {"shown", shown}, {"valid", valid}, {"built", built},
-                              {"dropped", shown - valid}, {"space", tp::registry_space()}, {"filter", tp::registry_filter()}};
+    nlohmann::json const j = {{"configurations", listed}, {"shown", shown},     {"valid", valid},
+                              {"built", built},           {"dropped", dropped}, {"not_built", missing},
+                              {"amd", amd},               {"space", tp::registry_space()}, {"filter", filter}};
     if (Status const w = tp::write_file(o.json, j.dump(2) + "\n"); !w) {
       std::fprintf(stderr, "tessera-profile list: %s\n", w.message().c_str());
       return 1;
@@ -159,6 +218,7 @@ struct ProfileOptions {
   std::string operation, m = "4096", n = "4096", k = "4096", dtype = "bf16", layout = "tn", epilogue = "none", kernels, problems;
   int batch = 1, top_k = 0, warmup = 3, iterations = 100;
   bool no_flush = false, quiet = false;
+  std::string compare = "none";
   std::string csv, json, emit, namespace_name = "tessera_tuned";
 };
 
@@ -213,6 +273,8 @@ int run_profile(ProfileOptions const& o) {
   timing.max_iterations = std::max(o.iterations, timing.min_iterations);
   timing.flush_l2 = !o.no_flush;
   tp::GemmRunner runner(timing);
+  std::optional<tp::CublasBaseline> cublas;
+  if (o.compare == "cublas") cublas.emplace();
   int const cc = runner.compute_capability();
   tp::DeviceModel const model = runner.model();
 
@@ -277,6 +339,12 @@ int run_profile(ProfileOptions const& o) {
       results.push_back(std::move(r));
     }
     progress(int(chosen.size()), int(chosen.size()), "");
+    // --compare cublas: cuBLASLt on the same operands, verified and timed the same way.
+    std::optional<tp::Result> baseline;
+    if (cublas) {
+      baseline = runner.run(*cublas);
+      baseline->predicted_us = 0;
+    }
     auto const now = std::chrono::steady_clock::now();
     double const seconds = std::chrono::duration<double>(now - start).count();
     double const run_seconds = std::chrono::duration<double>(now - runs_start).count();
@@ -299,16 +367,25 @@ int run_profile(ProfileOptions const& o) {
                               ? "(the epilogue runs as a static chain, as an application compiles it)"
                               : "(the epilogue runs as the run-time chain, 2 to 5 times slower than a static one: the "
                                 "ranking holds, the times overstate; TESSERA_PROFILER_STATIC_EPILOGUES builds static kernels)");
-    if (!o.quiet || passed == 0) std::printf("%s", tp::format_table(results).c_str());
+    double const baseline_us = baseline && baseline->outcome == tp::Outcome::kPassed ? baseline->time_us : 0.0;
+    if (!o.quiet || passed == 0) {
+      std::vector<tp::Result> rows = results;
+      if (baseline) rows.push_back(*baseline);
+      std::printf("%s", tp::format_table(rows, baseline_us).c_str());
+    }
+    if (baseline && baseline_us == 0)
+      std::printf("cuBLASLt: %s: %s\n", tp::outcome_name(baseline->outcome), baseline->message.c_str());
     if (passed > 0) {
       auto const best = std::min_element(results.begin(), results.end(), [](tp::Result const& a, tp::Result const& b) {
         bool const pa = a.outcome == tp::Outcome::kPassed, pb = b.outcome == tp::Outcome::kPassed;
         return pa != pb ? pa : a.time_us < b.time_us;
       });
-      std::printf("best: %s %.2f us (%.1f TFLOP/s, %.0f GB/s); of %zu: %d passed, %d skipped (cannot take the problem), "
+      std::printf("best: %s %.2f us (%.1f TFLOP/s, %.0f GB/s)%s; of %zu: %d passed, %d skipped (cannot take the problem), "
                   "%d wrong, %d errors\n",
-                  best->kernel.c_str(), best->time_us, best->tflops(), best->gbps(), results.size(), passed, skipped, wrong,
-                  errors);
+                  best->kernel.c_str(), best->time_us, best->tflops(), best->gbps(),
+                  baseline_us > 0 ? fmt::format(", {:.3f}x cuBLASLt's speed (cuBLASLt {:.2f} us)", baseline_us / best->time_us, baseline_us).c_str()
+                                  : "",
+                  results.size(), passed, skipped, wrong, errors);
     }
     if (passed == 0) {
       ++problems_without;
@@ -316,6 +393,7 @@ int run_profile(ProfileOptions const& o) {
       for (auto const& why : reasons) std::printf("  - %s\n", why.c_str());
     }
     for (auto& r : results) report.results.push_back(std::move(r));
+    if (baseline) report.results.push_back(std::move(*baseline));
   }
   double const total = std::chrono::duration<double>(std::chrono::steady_clock::now() - all_start).count();
   std::printf("\nprofiled %zu runs in %.1f s\n", report.results.size(), total);
@@ -371,7 +449,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("tessera-profile ") + TESSERA_VERSION);
 
   ListOptions lo;
-  CLI::App* list = app.add_subcommand("list", "every configuration with its static resource use, and the dropped ones with why (no GPU needed)");
+  CLI::App* list = app.add_subcommand("list", "the configurations this binary can run, with their resources (--all: the whole space; --invalid: why some were dropped); no GPU needed");
   list->add_option("operation", lo.operation, "gemm")->required()->check(kOperation);
   list->add_option("--arch", lo.arch, "only sm_<arch> configurations: 80 or 90")->check(CLI::IsMember({80, 90}));
   list->add_option("--dtype", lo.dtype, "only these element types: " + tp::dtype_choices())
@@ -379,8 +457,10 @@ int main(int argc, char** argv) {
   list->add_option("--layout", lo.layout, "only this layout: tn, nt, nn, tt")
       ->check(checked([](std::string const& t) { tp::Layout x; return tp::parse_layout(t, x); }, "LAYOUT"));
   list->add_option("--kernels", lo.kernels, "only names matching these globs (comma-separated, * and ?)");
-  list->add_flag("--invalid", lo.invalid_only, "only the dropped configurations");
-  list->add_flag("--valid", lo.valid_only, "only the valid configurations");
+  CLI::Option* all = list->add_flag("--all", lo.all, "every configuration of the space (default: those built into this binary)");
+  CLI::Option* invalid = list->add_flag("--invalid", lo.invalid_only, "only the dropped configurations of the space, with why");
+  list->add_flag("--valid", lo.valid_only, "only the valid configurations of the space (built or not)")->excludes(all)->excludes(invalid);
+  all->excludes(invalid);
   list->add_option("--json", lo.json, "also write the configurations shown (name, shared memory, threads, registers, status) as JSON to this file");
 
   ProfileOptions po;
@@ -411,6 +491,11 @@ int main(int argc, char** argv) {
   profile->add_option("--warmup", po.warmup, "untimed runs before timing")->check(count("--warmup", 0))->capture_default_str();
   profile->add_option("--iterations", po.iterations, "at most this many timed runs (at least 10; about 30 ms of them)")
       ->check(count("--iterations", 1))->capture_default_str();
+  profile->add_option("--compare", po.compare,
+                      "also run the problem through this library, verified and timed the same way, with a speed-ratio column: "
+                      "cublas (cuBLASLt, with its fused bias / ReLU / GELU epilogues) or none")
+      ->check(CLI::IsMember({"cublas", "none"}))
+      ->capture_default_str();
   profile->add_flag("--no-flush", po.no_flush, "do not flush the L2 cache before each timed run");
   profile->add_flag("--quiet", po.quiet, "no table per problem (only the summary and the files)");
   profile->add_option("--csv", po.csv, "write every result as CSV to this file");

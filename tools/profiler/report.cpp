@@ -183,24 +183,26 @@ Status from_json(std::string const& text, Report& out) {
   }
 }
 
-std::string format_table(std::vector<Result> results) {
+std::string format_table(std::vector<Result> results, double baseline_us) {
   std::stable_sort(results.begin(), results.end(), [](Result const& a, Result const& b) {
     if ((a.outcome == Outcome::kPassed) != (b.outcome == Outcome::kPassed)) return a.outcome == Outcome::kPassed;
     return a.outcome == Outcome::kPassed && a.time_us < b.time_us;
   });
   double const best = !results.empty() && results[0].outcome == Outcome::kPassed ? results[0].time_us : 0.0;
+  bool const ratio = baseline_us > 0;
   std::size_t width = 6;
   for (auto const& r : results) width = std::max(width, r.kernel.size());
-  std::string s = fmt::format("{:>4}  {:<{}}  {:>10}  {:>8}  {:>8}  {:>7}  {:>10}  {}\n", "rank", "kernel", width, "time (us)", "TFLOP/s",
-                              "GB/s", "vs best", "model (us)", "result");
+  std::string s = fmt::format("{:>4}  {:<{}}  {:>10}  {:>8}  {:>8}  {:>7}  {}{:>10}  {}\n", "rank", "kernel", width, "time (us)", "TFLOP/s",
+                              "GB/s", "vs best", ratio ? "vs cuBLAS  " : "", "model (us)", "result");
   int rank = 0;
   for (auto const& r : results) {
     if (r.outcome == Outcome::kPassed) {
-      s += fmt::format("{:>4}  {:<{}}  {:>10.2f}  {:>8.1f}  {:>8.0f}  {:>7.3f}  {:>10.1f}  passed\n", ++rank, r.kernel, width, r.time_us,
-                       r.tflops(), r.gbps(), best > 0 ? r.time_us / best : 0.0, r.predicted_us);
+      s += fmt::format("{:>4}  {:<{}}  {:>10.2f}  {:>8.1f}  {:>8.0f}  {:>7.3f}  {}{:>10.1f}  passed\n", ++rank, r.kernel, width, r.time_us,
+                       r.tflops(), r.gbps(), best > 0 ? r.time_us / best : 0.0,
+                       ratio ? fmt::format("{:>9.3f}  ", baseline_us / r.time_us) : "", r.predicted_us);
     } else {
-      s += fmt::format("{:>4}  {:<{}}  {:>10}  {:>8}  {:>8}  {:>7}  {:>10.1f}  {}: {}\n", "-", r.kernel, width, "-", "-", "-", "-",
-                       r.predicted_us, outcome_name(r.outcome), r.message);
+      s += fmt::format("{:>4}  {:<{}}  {:>10}  {:>8}  {:>8}  {:>7}  {}{:>10.1f}  {}: {}\n", "-", r.kernel, width, "-", "-", "-", "-",
+                       ratio ? fmt::format("{:>9}  ", "-") : "", r.predicted_us, outcome_name(r.outcome), r.message);
     }
   }
   return s;

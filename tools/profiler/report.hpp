@@ -19,6 +19,9 @@ enum class Outcome {
 char const* outcome_name(Outcome o);
 bool parse_outcome(std::string const& s, Outcome& o);
 
+// The kernel name of a `profile --compare cublas` row (never a winner `emit` writes).
+inline constexpr char kCublasName[] = "cublasLt";
+
 struct Result {
   std::string kernel;  // the configuration's name, "_swap" appended when it ran with swap_ab
   std::string dtype, layout, epilogue;
@@ -46,8 +49,10 @@ Status from_csv(std::string const& text, Report& out);
 std::string to_json(Report const& r);
 Status from_json(std::string const& text, Report& out);
 
-// The results of one problem, fastest first (passed ones by time, then the others), as a table.
-std::string format_table(std::vector<Result> results);
+// The results of one problem, fastest first (passed ones by time, then the others), as a table;
+// with a baseline's time (cuBLASLt's, `--compare cublas`), a column of its time / each row's time
+// (above 1: faster than the baseline).
+std::string format_table(std::vector<Result> results, double baseline_us = 0);
 
 Status write_file(std::string const& path, std::string const& text);
 Status read_file(std::string const& path, std::string& text);

@@ -296,10 +296,9 @@ Status GemmRunner::prepare(GemmSetup const& setup) {
   });
 }
 
-Result GemmRunner::run(tuning::GemmKernel const& kernel, bool swap_ab) {
-  Buffers& B = *buffers_;
+Result GemmRunner::blank_result(std::string name) const {
   Result r;
-  r.kernel = kernel.name + (swap_ab ? "_swap" : "");
+  r.kernel = std::move(name);
   r.dtype = setup_.types.name;
   r.layout = setup_.layout.name;
   r.epilogue = tuning::epilogue_name(setup_.epilogue);
@@ -307,44 +306,66 @@ Result GemmRunner::run(tuning::GemmKernel const& kernel, bool swap_ab) {
   r.n = setup_.shape.n;
   r.k = setup_.shape.k;
   r.batch = setup_.shape.batch;
-  auto const fail = [&](Outcome o, std::string message) {
-    r.outcome = o;
-    r.message = std::move(message);
-    return r;
-  };
-  if (!broken_.empty()) return fail(Outcome::kError, "not run: an earlier launch left the GPU in error (" + broken_ + ")");
-  if (Status s = kernel.can_implement(problem_, swap_ab); !s) return fail(Outcome::kSkipped, s.message());
+  return r;
+}
+
+Result GemmRunner::run(tuning::GemmKernel const& kernel, bool swap_ab) {
+  Result r = blank_result(kernel.name + (swap_ab ? "_swap" : ""));
+  if (!broken_.empty()) return fail(r, Outcome::kError, "not run: an earlier launch left the GPU in error (" + broken_ + ")");
+  if (Status s = kernel.can_implement(problem_, swap_ab); !s) return fail(r, Outcome::kSkipped, s.message());
   std::size_t const ws = kernel.workspace_size(problem_, swap_ab);
+  Buffers& B = *buffers_;
   if (cudaError_t e = B.workspace.reserve(std::max<std::size_t>(ws, 16)); e != cudaSuccess)
-    return fail(Outcome::kError, "allocating " + std::to_string(ws) + " bytes of workspace: " + cuda_message(e));
+    return fail(r, Outcome::kError, "allocating " + std::to_string(ws) + " bytes of workspace: " + cuda_message(e));
+  tuning::GemmProblem p = problem_;
+  // The verified run zeroes its own counters; timed runs find them zero (workspace_zeroed), as in
+  // an application's loop.
+  return verify_and_time(std::move(r), [&](bool timed) {
+    p.workspace_zeroed = timed;
+    return kernel.run(p, swap_ab, B.workspace.ptr);
+  });
+}
+
+Result GemmRunner::run(CublasBaseline& cublas) {
+  Result r = blank_result(kCublasName);
+  if (!broken_.empty()) return fail(r, Outcome::kError, "not run: an earlier launch left the GPU in error (" + broken_ + ")");
+  if (Status s = cublas.plan(problem_); !s) return fail(r, Outcome::kSkipped, s.message());
+  return verify_and_time(std::move(r), [&](bool) { return cublas.run(); });
+}
+
+Result GemmRunner::fail(Result r, Outcome o, std::string message) {
+  r.outcome = o;
+  r.message = std::move(message);
+  return r;
+}
+
+Result GemmRunner::verify_and_time(Result r, std::function<Status(bool timed)> const& launch) {
+  Buffers& B = *buffers_;
   auto const sticky = [&](cudaError_t e) {
     broken_ = cuda_message(e);
-    return fail(Outcome::kError, broken_);
+    return fail(r, Outcome::kError, broken_);
   };
-
-  // Verification: D poisoned (0xFF: NaN for floats), one run that zeroes its own counters.
-  tuning::GemmProblem p = problem_;
+  // Verification: D poisoned (0xFF: NaN for floats), one run.
   cudaMemset(B.d.ptr, 0xFF, B.d_count * gemm::dtype_bytes(setup_.types.d));
-  if (Status s = kernel.run(p, swap_ab, B.workspace.ptr); !s) return fail(Outcome::kError, s.message());
+  if (Status s = launch(false); !s) return fail(r, Outcome::kError, s.message());
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) return sticky(e);
   unsigned worst_bits = 0;
   unsigned long long bad = 0;
-  if (Status s = B.compare(B, B.d_count, worst_bits, bad); !s) return fail(Outcome::kError, s.message());
+  if (Status s = B.compare(B, B.d_count, worst_bits, bad); !s) return fail(r, Outcome::kError, s.message());
   float worst = 0;
   std::memcpy(&worst, &worst_bits, sizeof worst);
   r.error_ratio = worst;
   if (bad > 0)
-    return fail(Outcome::kWrong, std::to_string(bad) + " of " + std::to_string(B.d_count) +
-                                     " elements differ from the reference (worst |error| = " + std::to_string(worst) + " x tolerance)");
+    return fail(r, Outcome::kWrong, std::to_string(bad) + " of " + std::to_string(B.d_count) +
+                                        " elements differ from the reference (worst |error| = " + std::to_string(worst) + " x tolerance)");
 
-  // Timing: the counters stay zero from run to run (workspace_zeroed), as in an application's loop.
-  p.workspace_zeroed = true;
+  // Timing: device events around each run, the L2 flushed before each, the median.
   for (int i = 0; i < settings_.warmup; ++i)
-    if (Status s = kernel.run(p, swap_ab, B.workspace.ptr); !s) return fail(Outcome::kError, s.message());
+    if (Status s = launch(true); !s) return fail(r, Outcome::kError, s.message());
   cudaEventRecord(B.start[0]);
-  Status const once = kernel.run(p, swap_ab, B.workspace.ptr);
+  Status const once = launch(true);
   cudaEventRecord(B.stop[0]);
-  if (!once) return fail(Outcome::kError, once.message());
+  if (!once) return fail(r, Outcome::kError, once.message());
   if (cudaError_t e = cudaEventSynchronize(B.stop[0]); e != cudaSuccess) return sticky(e);
   float estimate_ms = 0;
   cudaEventElapsedTime(&estimate_ms, B.start[0], B.stop[0]);
@@ -353,9 +374,9 @@ Result GemmRunner::run(tuning::GemmKernel const& kernel, bool swap_ab) {
   for (int i = 0; i < iterations; ++i) {
     if (settings_.flush_l2) cudaMemsetAsync(B.flush.ptr, i & 0xFF, B.flush.bytes);
     cudaEventRecord(B.start[std::size_t(i)]);
-    Status const s = kernel.run(p, swap_ab, B.workspace.ptr);
+    Status const s = launch(true);
     cudaEventRecord(B.stop[std::size_t(i)]);
-    if (!s) return fail(Outcome::kError, s.message());
+    if (!s) return fail(r, Outcome::kError, s.message());
   }
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) return sticky(e);
   std::vector<float> ms(static_cast<std::size_t>(iterations));

@@ -4,9 +4,11 @@
 // warm-up, L2 flushed before each, the median).
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "cost_model.hpp"
+#include "cublas_baseline.hpp"
 #include "options.hpp"
 #include "report.hpp"
 #include "tessera/tuning/epilogue_stages.hpp"
@@ -50,9 +52,16 @@ class GemmRunner {
   // Verifies then times one candidate on the prepared problem. A CUDA error that poisons the
   // context (an illegal address) is reported; later calls then return kError at once.
   Result run(tuning::GemmKernel const& kernel, bool swap_ab);
+  // The same for cuBLASLt on the prepared problem (`--compare cublas`): skipped, with why, where
+  // cuBLASLt has no such GEMM.
+  Result run(CublasBaseline& cublas);
 
  private:
   struct Buffers;
+  Result blank_result(std::string name) const;
+  static Result fail(Result r, Outcome o, std::string message);
+  // One verified run over a poisoned D (launch(false)), then the timed runs (launch(true)).
+  Result verify_and_time(Result r, std::function<Status(bool timed)> const& launch);
   TimingSettings settings_;
   GemmSetup setup_{};
   tuning::GemmProblem problem_{};

@@ -73,6 +73,43 @@ struct AnyValue {
   template <class T>
   operator T() const;
 };
+
+template <class...>
+inline constexpr bool dependent_false = false;
+
+// A makes stage S: A is S, or the one value of a stage with one field (a stage of more fields made
+// from one value would leave the others empty: a ScaleShift's shift, an Optional's switch).
+template <class A, class S>
+concept MakesStage = std::is_same_v<A, S> || (requires(A const& a) { S{a}; } && !requires(A const& a) { S{a, AnyValue{}}; });
+
+// One initializer of a Chain's stage: the stage, {} (the stage empty) or the one value of a stage
+// of one field (Bias's pointer). Anything else is one error that says so.
+template <class S>
+struct StageInit {
+  S stage{};
+  constexpr StageInit() = default;
+  TESSERA_HD constexpr StageInit(S const& s) : stage(s) {}
+  template <class A>
+    requires(!std::is_same_v<A, S>)
+  TESSERA_HD constexpr StageInit(A const& a) : stage(from(a)) {}
+
+ private:
+  template <class A>
+  TESSERA_HD static constexpr S from(A const& a) {
+    constexpr bool makes = MakesStage<A, S>;
+    static_assert(makes, "epilogue::Chain: an initializer cannot make its stage (the instantiation above names the stage S and "
+                         "the argument type A: a float* for a bfloat16_t Bias, say); give each stage, in the chain's order, as "
+                         "the stage itself, {} or the value of a stage of one field (Epi{d_bias, {}}), or use Epi::make(d_bias)");
+    if constexpr (makes) return S{a};
+    else return S{};
+  }
+};
+
+// Any initializers but one per stage (Epi{{d_bias}} for a chain of two stages): one error.
+struct TooFewInitializers {
+  template <class... A>
+  TESSERA_HD constexpr TooFewInitializers(A const&...) {}
+};
 }  // namespace detail
 
 template <class... Stages>
@@ -86,7 +123,21 @@ struct Chain {
   Tuple<Stages...> stages;
 
   constexpr Chain() = default;
+  // One initializer per stage, in order: the stage or its braced fields ({d_bias}, {}).
   TESSERA_HD constexpr Chain(Stages const&... s) requires(sizeof...(Stages) > 0) : stages(s...) {}
+  // Where the above does not apply: the value of a stage of one field (Epi{d_bias, {}}), or one
+  // error that names the stage and the argument. (A template: for initializers both take, the
+  // constructor above wins.)
+  template <class Tag = void>
+    requires(sizeof...(Stages) > 0)
+  TESSERA_HD constexpr Chain(detail::StageInit<Stages> const&... s) : stages(s.stage...) {}
+  template <class Tag = void>
+    requires(sizeof...(Stages) >= 2)
+  TESSERA_HD constexpr Chain(detail::TooFewInitializers) {
+    static_assert(detail::dependent_false<Tag>, "epilogue::Chain: not one initializer per stage; give every stage in the chain's "
+                                                "order (Epi{d_bias, {}}), or use Epi::make(d_bias), which leaves parameterless "
+                                                "stages at the end empty");
+  }
 
   TESSERA_HD float operator()(float x, Coord const& c) const {
     return fold(stages, x, [&c](float acc, auto const& stage) { return float(stage(acc, c)); });
@@ -129,10 +180,7 @@ struct Chain {
   static constexpr S stage_from(Args const&... args) {
     if constexpr (I < sizeof...(Args)) {
       using A = std::tuple_element_t<I, std::tuple<Args...>>;
-      // The stage itself, or the one value of a stage with one field: a stage of more fields made
-      // from one value would leave the others empty (a ScaleShift's shift, an Optional's switch).
-      constexpr bool makes = std::is_same_v<A, S> || (requires(A const& a) { S{a}; } &&
-                                                      !requires(A const& a) { S{a, detail::AnyValue{}}; });
+      constexpr bool makes = detail::MakesStage<A, S>;
       static_assert(makes, "epilogue::Chain::make: an argument cannot make its stage (stage_from<I, Stage, Arguments...> "
                            "above names the stage, its index and the argument types); pass the stage's one value (a "
                            "bfloat16_t const* for Bias<PerColumn, bfloat16_t>) or, for a stage of several, the stage "

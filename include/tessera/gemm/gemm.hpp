@@ -227,6 +227,20 @@ class Gemm {
     }
   }
 
+#if !defined(TESSERA_HIP)
+  // The attributes of the kernel `run` launches (for the sm80 kernel, the form with 16-byte operand
+  // loads) as the current device has it: its registers, local memory (spills), static shared
+  // memory. not_supported where this binary holds no code of it for the device.
+  static Status kernel_attributes(cudaFuncAttributes& out) {
+    cudaError_t e;
+    if constexpr (Cfg::warp_specialized) e = cudaFuncGetAttributes(&out, sm90::gemm_kernel<Cfg>);
+    else e = cudaFuncGetAttributes(&out, sm80::gemm_kernel<Cfg, 16, 16>);
+    if (e == cudaSuccess) return Status::success();
+    cudaGetLastError();  // clear the error the query left
+    return Status::not_supported(std::string("no code of the kernel for this device: ") + cudaGetErrorString(e));
+  }
+#endif
+
  private:
   // What the current device must offer the Config.
   static Status device_checks() {

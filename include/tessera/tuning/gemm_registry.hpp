@@ -105,6 +105,7 @@ struct GemmKernel {
     Status (*can_implement)(GemmProblem const&, bool swap_ab);
     std::size_t (*workspace_size)(GemmProblem const&, bool swap_ab);
     Status (*run)(GemmProblem const&, bool swap_ab, void* workspace, cudaStream_t stream);
+    Status (*attributes)(cudaFuncAttributes&);  // the plain kernel's, on the current device
   };
   ConfigSpec spec{};
   std::string name;
@@ -124,6 +125,8 @@ struct GemmKernel {
   Status run(GemmProblem const& p, bool swap_ab, void* workspace, cudaStream_t stream = nullptr) const {
     return ops.run(p, swap_ab, workspace, stream);
   }
+  // The registers and local memory (spills) of the plain kernel as the GPU reports them.
+  Status attributes(cudaFuncAttributes& out) const { return ops.attributes(out); }
 };
 
 class GemmRegistry {

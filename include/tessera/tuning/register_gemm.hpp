@@ -122,6 +122,7 @@ struct GemmOps {
   static std::size_t workspace_size(GemmProblem const& p, bool swap_ab) {
     return dispatch(p, [&]<class Cfg>() { return gemm::Gemm<Cfg>::workspace_size(arguments<Cfg>(p, swap_ab)); });
   }
+  static Status attributes(cudaFuncAttributes& out) { return gemm::Gemm<Plain>::kernel_attributes(out); }
   static Status run(GemmProblem const& p, bool swap_ab, void* workspace, cudaStream_t stream) {
     TESSERA_RETURN_IF_ERROR(matches(p));
     return dispatch(p, [&]<class Cfg>() { return gemm::Gemm<Cfg>{}.run(arguments<Cfg>(p, swap_ab), workspace, stream); });
@@ -144,7 +145,7 @@ void register_gemm(GemmRegistry& registry) {
   k.threads = S.threads();
   k.can_swap = S.warp_specialized() && S.a == S.b && S.a_k_major == S.b_k_major;
   k.static_epilogues = Statics;
-  k.ops = {&Ops::can_implement, &Ops::workspace_size, &Ops::run};
+  k.ops = {&Ops::can_implement, &Ops::workspace_size, &Ops::run, &Ops::attributes};
   registry.add(std::move(k));
 }
 

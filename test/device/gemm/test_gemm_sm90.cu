@@ -6,6 +6,7 @@
 // shared memory and read from global. Operands TMA cannot read (misaligned, rows
 // not 16 bytes apart) and unsupported split-K are refused with a message, and nothing is
 // written. The other layouts: test_gemm_sm90_layouts.cu.
+#include "../support/graph_replay.hpp"
 #include "fuzz.hpp"
 #include "sm90_check.hpp"
 
@@ -246,41 +247,13 @@ TEST_CASE("sm90 GEMM runs captured in a CUDA graph, replayed bit for bit", "[gpu
   DeviceBuffer<char> workspace(gemm::Gemm<Readme>::workspace_size(split));
   REQUIRE(workspace.size() > 0);
 
-  cudaStream_t stream;
-  TESSERA_CUDA_REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  auto run_all = [&] {
-    Status const s1 = gemm::Gemm<Readme>{}.run(plain, nullptr, stream);
-    Status const s2 = gemm::Gemm<Fused>{}.run(fused, nullptr, stream);
-    Status const s3 = gemm::Gemm<Readme>{}.run(split, workspace.get(), stream);
-    INFO(s1.message() << " | " << s2.message() << " | " << s3.message());
-    REQUIRE((s1.ok() && s2.ok() && s3.ok()));
-  };
-  cudaGraph_t graph;
-  TESSERA_CUDA_REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  run_all();
-  TESSERA_CUDA_REQUIRE(cudaStreamEndCapture(stream, &graph));
-  cudaGraphExec_t exec;
-  TESSERA_CUDA_REQUIRE(cudaGraphInstantiate(&exec, graph, 0));
-
-  run_all();  // eagerly
-  TESSERA_CUDA_REQUIRE(cudaStreamSynchronize(stream));
-  auto const want_plain = d_plain.to_host(), want_fused = d_fused.to_host(), want_split = d_split.to_host();
-  for (int replay = 0; replay < 2; ++replay) {
-    INFO("replay " << replay);
-    d_plain.poison();
-    d_fused.poison();
-    d_split.poison();
-    TESSERA_CUDA_REQUIRE(cudaGraphLaunch(exec, stream));
-    TESSERA_CUDA_REQUIRE(cudaStreamSynchronize(stream));
-    auto same = [](DeviceBuffer<bfloat16_t> const& d, std::vector<bfloat16_t> const& want) {
-      auto const got = d.to_host();
-      return std::memcmp(got.data(), want.data(), got.size() * sizeof(bfloat16_t)) == 0;
-    };
-    CHECK(same(d_plain, want_plain));
-    CHECK(same(d_fused, want_fused));
-    CHECK(same(d_split, want_split));
-  }
-  TESSERA_CUDA_REQUIRE(cudaGraphExecDestroy(exec));
-  TESSERA_CUDA_REQUIRE(cudaGraphDestroy(graph));
-  TESSERA_CUDA_REQUIRE(cudaStreamDestroy(stream));
+  tessera::test::check_graph_replay(
+      [&](cudaStream_t stream) {
+        Status const s1 = gemm::Gemm<Readme>{}.run(plain, nullptr, stream);
+        Status const s2 = gemm::Gemm<Fused>{}.run(fused, nullptr, stream);
+        Status const s3 = gemm::Gemm<Readme>{}.run(split, workspace.get(), stream);
+        INFO(s1.message() << " | " << s2.message() << " | " << s3.message());
+        REQUIRE((s1.ok() && s2.ok() && s3.ok()));
+      },
+      d_plain, d_fused, d_split);
 }

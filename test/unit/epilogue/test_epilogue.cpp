@@ -56,6 +56,10 @@ TEST_CASE("a chain applies its stages in order, and Optional stages switch at ru
   using ReluThenBias = Chain<Relu, Bias<PerColumn, float>>;
   CHECK(BiasThenRelu{{bias.data()}, {}}(2.0f, at) == 0.0f);   // relu(2 - 5)
   CHECK(ReluThenBias{{}, {bias.data()}}(2.0f, at) == -3.0f);  // relu(2) - 5
+  // A one-field stage from its value, without braces; a one-stage chain likewise.
+  CHECK(BiasThenRelu{bias.data(), {}}(2.0f, at) == 0.0f);
+  CHECK(ReluThenBias{{}, bias.data()}(2.0f, at) == -3.0f);
+  CHECK(Chain<Bias<PerColumn, float>>{bias.data()}(2.0f, at) == -3.0f);
   CHECK(Identity{}(7.25f, at) == 7.25f);
   STATIC_REQUIRE(BiasThenRelu::size == 2);
   // The named builder: stage I from argument I, the parameterless stages after the last empty.

@@ -4,6 +4,7 @@
 // with the plain and a fused epilogue.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -159,8 +160,8 @@ TEST_CASE("Tuned refuses a problem no entry can run, with the entry's reason", "
 }
 
 // gemm::Tuned::run inside a CUDA graph: three problems through two tables (the swapped entry at
-// M = 2, the 4096 entry, the 128 x 64 entry with a caller's K split of 3 and its workspace, whose
-// counters reset with a memset node) captured before anything ran eagerly, then replayed twice
+// M = 2, the 4096 entry, the 128 x 64 entry with a caller's K split of 3), each with its workspace
+// (split-K counters reset with a memset node) captured before anything ran eagerly, then replayed twice
 // over poisoned outputs, each replay bit for bit the eager runs' D.
 TEST_CASE("Tuned runs captured in a CUDA graph, replayed bit for bit", "[tuned][gpu][graph]") {
   test::require_gpu();
@@ -185,16 +186,15 @@ TEST_CASE("Tuned runs captured in a CUDA graph, replayed bit for bit", "[tuned][
   split_args.split_k = 3;
   REQUIRE(Plain::select(small) == 0);
   REQUIRE(Plain::select(large) == 2);
-  std::size_t const bytes = S::workspace_size(split_args);
-  REQUIRE(bytes > 0);
-  REQUIRE(Plain::workspace_size(small) == 0);
-  REQUIRE(Plain::workspace_size(large) == 0);
-  test::DeviceBuffer<char> workspace(bytes);
+  REQUIRE(S::workspace_size(split_args) > 0);
+  // Each its own workspace (the swapped entry at M = 2 splits K on its own too).
+  test::DeviceBuffer<char> ws_small(std::max<std::size_t>(Plain::workspace_size(small), 1)),
+      ws_large(std::max<std::size_t>(Plain::workspace_size(large), 1)), workspace(S::workspace_size(split_args));
 
   tessera::test::check_graph_replay(
       [&](cudaStream_t stream) {
-        Status const s1 = Plain::run(small, nullptr, stream);
-        Status const s2 = Plain::run(large, nullptr, stream);
+        Status const s1 = Plain::run(small, ws_small.get(), stream);
+        Status const s2 = Plain::run(large, ws_large.get(), stream);
         Status const s3 = S::run(split_args, workspace.get(), stream);
         INFO(s1.message() << " | " << s2.message() << " | " << s3.message());
         REQUIRE((s1.ok() && s2.ok() && s3.ok()));

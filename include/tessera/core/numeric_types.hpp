@@ -259,6 +259,24 @@ TESSERA_HD bool operator<(NarrowFloat<F> a, NarrowFloat<F> b) { return float(a) 
 // float8_e4m3_fnuz, float8_e5m2_fnuz.
 using half_t = NarrowFloat<format::Binary16>;
 using bfloat16_t = NarrowFloat<format::BFloat16>;
+
+// Two 16-bit values in one 32-bit word, `lo` in the low half, each rounded to nearest even (no
+// saturation): one cvt.rn.{bf16,f16}x2.f32 on sm_80 and later, else T's own rounding (bit for bit
+// the same). What stmatrix, paired stores and wgmma's A registers take.
+//   pack_pair<bfloat16_t>(1.0f, 2.0f) == 0x40003F80u
+template <class T>
+TESSERA_HD std::uint32_t pack_pair(float lo, float hi) {
+  static_assert(std::is_same_v<T, half_t> || std::is_same_v<T, bfloat16_t>, "pack_pair: packs half_t or bfloat16_t pairs; "
+                                                                             "use T = half_t or bfloat16_t");
+#if TESSERA_DEVICE_PASS && defined(TESSERA_CUDA) && TESSERA_CUDA_ARCH >= 800
+  std::uint32_t packed;
+  if constexpr (std::is_same_v<T, bfloat16_t>) asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
+  else asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
+  return packed;
+#else
+  return std::uint32_t(T(lo).bits()) | std::uint32_t(T(hi).bits()) << 16;
+#endif
+}
 using float8_e4m3_t = NarrowFloat<format::E4M3>;
 using float8_e5m2_t = NarrowFloat<format::E5M2>;
 using float8_e4m3_fnuz_t = NarrowFloat<format::E4M3Fnuz>;

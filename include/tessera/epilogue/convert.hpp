@@ -49,12 +49,7 @@ template <class T>
 TESSERA_HD std::uint32_t convert_output_packed(float lo, float hi) {
   static_assert(sizeof(T) == 2, "convert_output_packed: packs two 16-bit outputs; use convert_output_pair for other types");
 #if TESSERA_DEVICE_PASS && defined(TESSERA_CUDA) && TESSERA_CUDA_ARCH >= 800
-  if constexpr (std::is_same_v<T, bfloat16_t> || std::is_same_v<T, half_t>) {
-    std::uint32_t packed;
-    if constexpr (std::is_same_v<T, bfloat16_t>) asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
-    else asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
-    return packed;
-  }
+  if constexpr (std::is_same_v<T, bfloat16_t> || std::is_same_v<T, half_t>) return pack_pair<T>(lo, hi);
 #endif
   return std::uint32_t(convert_output<T>(lo).bits()) | std::uint32_t(convert_output<T>(hi).bits()) << 16;
 }

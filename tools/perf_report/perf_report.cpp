@@ -2,6 +2,7 @@
 // docs/performance.md.
 //
 //   tessera-perf-report --commit <sha> --date <yyyy-mm-dd> bench_a.json bench_b.json > performance.md
+//   tessera-perf-report --compare before1.json,before2.json after1.json,after2.json   (a change's effect)
 //
 // Benchmarks are named "<problem>/<implementation>"; within one problem the implementation named
 // "tessera" is compared with every other one measured in the same binary (the vendor library, or a
@@ -101,9 +102,62 @@ std::string format_counters(Row const& r) {
   return s.empty() ? "-" : s;
 }
 
+// --compare: the same benchmarks from two builds (before and after a change), each run in rounds
+// that alternate on one machine. Per benchmark of Tessera's: the median over the rounds of each
+// build's medians, and after / before (above 1: the change made it slower).
+int compare(std::string const& before_list, std::string const& after_list) {
+  auto split = [](std::string const& list) {
+    std::vector<std::string> out;
+    for (std::size_t start = 0;;) {
+      auto const cut = list.find(',', start);
+      out.push_back(list.substr(start, cut == std::string::npos ? std::string::npos : cut - start));
+      if (cut == std::string::npos) return out;
+      start = cut + 1;
+    }
+  };
+  // problem / implementation -> the median of each round
+  auto collect = [](std::vector<std::string> const& paths, std::vector<std::string>& order) {
+    std::map<std::string, std::vector<double>> times;
+    for (auto const& path : paths) {
+      File const f = read(path);
+      for (auto const& problem : f.order)
+        for (auto const& r : f.problems.at(problem)) {
+          std::string const key = problem + " / " + r.impl;
+          if (!times.count(key)) order.push_back(key);
+          times[key].push_back(r.median_us);
+        }
+    }
+    return times;
+  };
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  };
+  std::vector<std::string> order, unused;
+  auto const before = collect(split(before_list), order), after = collect(split(after_list), unused);
+  std::cout << "| benchmark | rounds | before (us) | after (us) | after / before |\n|---|---:|---:|---:|---:|\n";
+  for (auto const& key : order) {
+    if (key.find("/ tessera") == std::string::npos || !after.count(key)) continue;
+    double const b = median(before.at(key)), a = median(after.at(key));
+    char line[512];
+    std::snprintf(line, sizeof line, "| %s | %zu / %zu | %.2f | %.2f | %.4f |\n", key.c_str(), before.at(key).size(), after.at(key).size(), b,
+                  a, b > 0 ? a / b : 0.0);
+    std::cout << line;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--compare") {
+    try {
+      return compare(argv[2], argv[3]);
+    } catch (std::exception const& e) {
+      std::cerr << "tessera-perf-report --compare: " << e.what() << "\n";
+      return 1;
+    }
+  }
   std::string commit = "unknown", date = "unknown";
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
@@ -111,7 +165,8 @@ int main(int argc, char** argv) {
     if (a == "--commit" && i + 1 < argc) commit = argv[++i];
     else if (a == "--date" && i + 1 < argc) date = argv[++i];
     else if (a == "-h" || a == "--help") {
-      std::cout << "usage: tessera-perf-report [--commit SHA] [--date DATE] bench.json...\n";
+      std::cout << "usage: tessera-perf-report [--commit SHA] [--date DATE] bench.json...\n"
+                   "       tessera-perf-report --compare before1.json,before2.json,... after1.json,after2.json,...\n";
       return 0;
     } else files.push_back(a);
   }

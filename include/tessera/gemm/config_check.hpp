@@ -190,7 +190,7 @@ constexpr int sm90_column_vector_bytes(ConfigSpec const& s, int column_vectors) 
 
 // The sm80 epilogue stages each warp's float accumulators through the pipeline's shared memory,
 // in rounds of atom rows: halving the rows per round while the atom rows divide evenly
-// (gemm/sm80/kernel.hpp). The bytes of the smallest round it can make, all warps together.
+// (gemm/sm80/epilogue.hpp). The bytes of the smallest round it can make, all warps together.
 constexpr int epilogue_staging_bytes_sm80(ConfigSpec const& s) {
   AtomShape const atom = sm80_atom(s.a, s.b, s.acc);
   int const warp_m = s.bm / s.warps_m, warp_n = s.bn / s.warps_n, atoms = warp_m / atom.m;

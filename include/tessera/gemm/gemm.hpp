@@ -34,7 +34,7 @@
 #  include "tessera/arch/sm90/cluster.hpp"
 #  include "tessera/arch/sm90/tensor_map.hpp"
 #  include "tessera/gemm/sm80/kernel.hpp"
-#  include "tessera/gemm/sm90/kernel.hpp"
+#  include "tessera/gemm/sm90/launch.hpp"
 #endif
 
 namespace tessera::gemm {
@@ -110,7 +110,12 @@ class Gemm {
   // The number of K slices `run` uses: args.split_k, or for 0 the automatic choice: when the
   // output tiles fill less than one wave of the GPU's multiprocessors, enough slices to fill it
   // (the sm90 kernel, persistent: as many as fit in one wave), each at least 4 k-tiles long, at
-  // most 16; then trimmed so that no slice is empty.
+  // most 16; then trimmed so that no slice is empty. Measured on the H100 (docs/performance.md,
+  // "M = 128 decode: splits and clusters", 128 x 64 tiles, us): at K = 14336 the rule's split of 2
+  // runs in 56.2 against 60.5 unsplit, and at K = 4096 its split of 2 in 23.6 against 21.8: the
+  // partial sums cost more than 68 idle multiprocessors save when a slice has 32 k-tiles or fewer
+  // at M = 128. So the rule is a default, not a verdict: a profiled table (gemm::Tuned) carries the
+  // split each of its entries won with.
   static int split_k_for(Args const& given) {
     Args const args = kernel_view(given);
     int const k_tiles = tiles(args.k, Cfg::BK);
@@ -134,10 +139,7 @@ class Gemm {
     int const split = split_k_for(args);
     if (split <= 1) return 0;
 #if !defined(TESSERA_HIP)
-    if constexpr (Cfg::warp_specialized) {
-      std::size_t const t = sm90_padded_tiles(kernel_view(args));
-      return t * std::size_t(split - 1) * Cfg::BM * Cfg::BN * sizeof(float) + sm90_counter_bytes(t);
-    }
+    if constexpr (Cfg::warp_specialized) return sm90::SplitK<Cfg>::workspace_bytes(sm90_padded_tiles(kernel_view(args)), split);
 #endif
     return std::size_t(split) * std::size_t(args.batch_count) * std::size_t(args.m) * std::size_t(args.n) * sizeof(float);
   }
@@ -435,115 +437,20 @@ class Gemm {
                            Cfg::cluster_n};
     return std::size_t(g.padded_tiles());
   }
-  // Its split-K counters, one per tile and consumer part, after the slots (16-byte multiple).
-  static std::size_t sm90_counter_bytes(std::size_t padded_tiles) {
-    return (padded_tiles * (Cfg::ping_pong ? 1 : Cfg::consumer_warpgroups) * sizeof(int) + 15) / 16 * 16;
-  }
 
   Status run_sm90(Args const& args, int split, void* workspace, cudaStream_t stream) const {
-    static_assert(sm90::Kernel<Cfg>::smem_bytes == Cfg::smem_bytes, "gemm::sm90: shared-memory accounting differs from the Config's");
+    // Each piece's parameters through the piece: the loader's TMA maps and L2 hints, the epilogue's
+    // tile store (D through TMA where it can), chain and scales, split-K's workspace, the work grid.
     sm90::Params<Cfg> p{};
-    // 3-D maps (contiguous extent, the other one, batch); with one batch entry the batch stride is
-    // unused but must be valid. K-major boxes are BK x rows (a half of the tile's rows where a
-    // cluster of two shares the tile); MN-major boxes are 64 x BK (one 128-byte swizzle span of MN;
-    // the kernel loads rows / 64 of them).
-    auto const stride = [&](std::int64_t s, std::int64_t ld, std::int64_t outer) { return args.batch_count > 1 ? s : ld * outer; };
-    auto const map = [&](arch::sm90::TmaDescriptor& out, auto const* base, bool k_major, std::int64_t mn, std::int64_t ld,
-                         std::int64_t batch_stride, int rows) {
-      std::int64_t const inner = k_major ? args.k : mn, outer = k_major ? mn : args.k;
-      return arch::sm90::make_tensor_map_3d(out, base, std::uint64_t(inner), std::uint64_t(outer), std::uint64_t(ld),
-                                            std::uint64_t(args.batch_count), std::uint64_t(stride(batch_stride, ld, outer)),
-                                            std::uint32_t(k_major ? Cfg::BK : 64), std::uint32_t(k_major ? rows : Cfg::BK),
-                                            arch::sm90::TmaSwizzle::k128B);
-    };
-    TESSERA_RETURN_IF_ERROR(map(p.map_a, args.a, Cfg::a_k_major, args.m, args.lda, args.batch_stride_a, Cfg::BM / Cfg::cluster_n));
-    TESSERA_RETURN_IF_ERROR(map(p.map_b, args.b, Cfg::b_k_major, args.n, args.ldb, args.batch_stride_b, Cfg::BN / Cfg::cluster_m));
-    fill_common(p, args);
-    auto const eviction = [&](L2Hint h, int partner_tiles, std::int64_t batch_stride) {
-      L2Hint const r = resolve_l2_hint(h, partner_tiles, args.batch_count, batch_stride);
-      return r == L2Hint::kEvictFirst ? arch::sm90::L2Eviction::kFirst
-             : r == L2Hint::kEvictLast ? arch::sm90::L2Eviction::kLast
-                                       : arch::sm90::L2Eviction::kNormal;
-    };
-    p.evict_a = eviction(args.l2_hint_a, p.tiles_n, args.batch_stride_a);
-    p.evict_b = eviction(args.l2_hint_b, p.tiles_m, args.batch_stride_b);
-    p.swap_ab = args.swap_ab;
-    p.scale_a = args.scale_a;
-    p.scale_b = args.scale_b;
-    p.scale_d = args.scale_d;
-    p.amax = args.amax_d;
-    if (args.amax_d != nullptr) {
-      cudaError_t const e = cudaMemsetAsync(args.amax_d, 0, sizeof(float), stream);
-      if (e != cudaSuccess) return Status::device_error(std::string("zeroing amax_d failed: ") + cudaGetErrorString(e));
-    }
+    TESSERA_RETURN_IF_ERROR(sm90::TiledLoader<Cfg>::make(args, p.load));
+    TESSERA_RETURN_IF_ERROR(sm90::Epilogue<Cfg>::make(args, args.d_order == StorageOrder::kRowMajor, stream, p.epilogue));
     int const k_tiles = tiles(args.k, Cfg::BK);
-    p.k_splits = split;
-    p.k_tiles_per_split = tiles(k_tiles, split);
-    if (split > 1) {
-      std::size_t const t = sm90_padded_tiles(args), slots = t * std::size_t(split - 1) * Cfg::BM * Cfg::BN;
-      p.partials = static_cast<float*>(workspace);
-      p.counters = reinterpret_cast<int*>(p.partials + slots);
-      cudaError_t const e = args.workspace_zeroed ? cudaSuccess : cudaMemsetAsync(p.counters, 0, sm90_counter_bytes(t), stream);
-      if (e != cudaSuccess) return Status::device_error(std::string("zeroing the split-K counters failed: ") + cudaGetErrorString(e));
-    }
-    // D through TMA where it is row-major with 16-byte aligned rows and N a whole number of 16-byte
-    // chunks (TMA stores whole chunks: it would write past N into the padding); else the threads
-    // store it. Boxes of 32 columns by the rows of one consumer (the whole tile's with ping-pong).
-    using ED = typename Cfg::ElementD;
-    p.tma_d = args.d_order == StorageOrder::kRowMajor &&
-              aligned16(args.d, args.ldd, args.batch_count > 1 ? args.batch_stride_d : 0, args.n);
-    if (p.tma_d) {
-      constexpr int span = sm90::Kernel<Cfg>::EpiCols * int(sizeof(ED));
-      constexpr auto swizzle = span == 128 ? arch::sm90::TmaSwizzle::k128B : span == 64 ? arch::sm90::TmaSwizzle::k64B
-                                                                                       : arch::sm90::TmaSwizzle::k32B;
-      TESSERA_RETURN_IF_ERROR(arch::sm90::make_tensor_map_3d(
-          p.map_d, args.d, std::uint64_t(args.n), std::uint64_t(args.m), std::uint64_t(args.ldd), std::uint64_t(args.batch_count),
-          std::uint64_t(stride(args.batch_stride_d, args.ldd, args.m)), std::uint32_t(sm90::Kernel<Cfg>::EpiCols),
-          std::uint32_t(sm90::Kernel<Cfg>::Rows), swizzle));
-    }
-    auto kernel = sm90::gemm_kernel<Cfg>;
-    int device = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err == cudaSuccess) err = allow_smem_once(kernel, device);
-    // Persistent: as many clusters as fit at once (a block per multiprocessor at most: the stages
-    // fill shared memory), but no more than there are cluster tiles.
-    constexpr int cluster = Cfg::cluster_m * Cfg::cluster_n;
-    std::int64_t const work =
-        std::int64_t(tiles(p.tiles_m, Cfg::cluster_m)) * tiles(p.tiles_n, Cfg::cluster_n) * args.batch_count * split;
-    int resident = 0;
-    if (cluster > 1) {
-      if (err == cudaSuccess) err = arch::sm90::max_active_clusters(resident, kernel, dim3(Cfg::threads), Cfg::smem_bytes, cluster);
-    } else if (err == cudaSuccess) {
-      resident = runtime::multiprocessors(device);
-    }
-    if (err == cudaSuccess && resident < 1 && cluster == 1)
-      return Status::device_error("the device's multiprocessor count could not be read");
-    if (err == cudaSuccess && resident < 1)
-      return Status::not_supported("no cluster of " + std::to_string(cluster) + " blocks of this Config fits on the device; "
-                                   "use ClusterShape<1, 1>");
-    unsigned const blocks = unsigned(std::min<std::int64_t>(work, resident) * cluster);
-    if (args.raster_group == 0)
-      p.raster_group = sm90::auto_raster_group(int(blocks) / cluster, Cfg::BM, Cfg::BN, Cfg::cluster_m, Cfg::cluster_n);
-    if (err == cudaSuccess) {
-      err = arch::sm90::launch_with_cluster(kernel, dim3(blocks), dim3(Cfg::threads), Cfg::smem_bytes, stream, cluster, p);
-      if (err == cudaSuccess) err = cudaGetLastError();
-    }
-    if (err != cudaSuccess) return Status::device_error(std::string("kernel launch failed: ") + cudaGetErrorString(err));
-    return Status::success();
+    p.grid = sm90::WorkGrid{tiles(args.m, Cfg::BM), tiles(args.n, Cfg::BN), args.batch_count, k_tiles, split, tiles(k_tiles, split),
+                            args.raster_group > 0 ? args.raster_group : 8, Cfg::cluster_m, Cfg::cluster_n};
+    TESSERA_RETURN_IF_ERROR(
+        sm90::SplitK<Cfg>::make(split, std::size_t(p.grid.padded_tiles()), workspace, args.workspace_zeroed, stream, p.split));
+    return sm90::launch(p, args.raster_group == 0, stream);
   }
-
-  // Raises `kernel`'s dynamic shared-memory limit to the Config's, once per device (the first
-  // run on each; a decode-shape GEMM notices the call's cost on every launch).
-  template <class Kernel>
-  static cudaError_t allow_smem_once(Kernel kernel, int device) {
-    static std::atomic<std::uint64_t> done{0};  // a bit per device, for devices 0 to 63
-    std::uint64_t const bit = device < 64 ? std::uint64_t(1) << device : 0;
-    if (bit != 0 && (done.load(std::memory_order_acquire) & bit) != 0) return cudaSuccess;
-    cudaError_t const e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
-    if (e == cudaSuccess) done.fetch_or(bit, std::memory_order_release);
-    return e;
-  }
-
 #endif
 
   template <class T>

@@ -80,7 +80,7 @@ TEST_CASE("sm90 GEMM every epilogue stage with the column vectors staged", "[gpu
   SECTION("ping-pong 128 x 128, 4 stages") { check_every_stage<PingPongCfg<bfloat16_t, 128, 128, 4>>({300, 400, 200}); }
   SECTION("clusters of 2 x 1") { check_every_stage<ClusterCfg<bfloat16_t, 128, 128, 4, 2, 1>>({300, 400, 200}); }
   SECTION("not staged: f16 ping-pong 128 x 128, 5 stages (96 bytes short)") {
-    STATIC_REQUIRE(!gemm::sm90::Kernel<PingPongCfg<half_t, 128, 128, 5>>::stage_columns);
+    STATIC_REQUIRE(!gemm::sm90::Epilogue<PingPongCfg<half_t, 128, 128, 5>>::stage_columns);
     check_every_stage<PingPongCfg<half_t, 128, 128, 5>>({300, 400, 200});
   }
 }
@@ -148,7 +148,7 @@ TEST_CASE("sm90 GEMM stress: the README's Config (cooperative 128 x 256, TMA sto
 
 TEST_CASE("sm90 GEMM stress: cooperative 128 x 128, bias (column vectors staged) + GELU", "[gpu][gemm][sm90][stress]") {
   using Cfg = Sm90Cfg<bfloat16_t, 128, 128, 2, 4>;
-  STATIC_REQUIRE(gemm::sm90::Kernel<Cfg>::stage_columns);
+  STATIC_REQUIRE(gemm::sm90::Epilogue<Cfg>::stage_columns);
   // A random per-column bias as wide as the widest N of the shapes, and GELU.
   std::vector<float> bias(1000000);
   std::mt19937 rng(5);

@@ -17,7 +17,7 @@ using BiasGelu = ep::Chain<ep::Bias<ep::PerColumn, bfloat16_t>, ep::GeluTanh>;
 using BiasGeluCfg = Sm90Cfg<bfloat16_t, 128, 256, 2, 4, BiasGelu>;
 
 template <class Cfg>
-constexpr bool staged = gemm::sm90::Kernel<Cfg>::stage_columns;
+constexpr bool staged = gemm::sm90::Epilogue<Cfg>::stage_columns;
 
 std::vector<bfloat16_t> random_bias(int n, unsigned seed) {
   std::mt19937 rng(seed);

@@ -26,7 +26,7 @@ void check_tile() {
   for (int t = 0; t < T; ++t)
     for (int v = 0; v < Tile::c_values; ++v) ++owner[int(c(t, v))];
   for (int x : owner) REQUIRE(x == 1);
-  // The epilogue's addressing (gemm/sm80/kernel.hpp): value v of thread t sits at the thread's
+  // The epilogue's addressing (gemm/sm80/epilogue.hpp): value v of thread t sits at the thread's
   // origin plus the value's offset, row and column separately (no carry between them), and
   // values 2j and 2j + 1 are adjacent columns of one row.
   for (int t = 0; t < T; ++t)

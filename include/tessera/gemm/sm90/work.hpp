@@ -71,4 +71,12 @@ struct WorkGrid {
   }
 };
 
+// One block's walk over the grid's work items: first, first + stride, ... (stride: the grid's
+// clusters), each unit the tile of the block's rank (rank_m, rank_n) in its cluster's.
+struct BlockWork {
+  WorkGrid g;
+  int total, stride, first, rank_m, rank_n;
+  TESSERA_HD constexpr WorkUnit unit(int w) const { return g.unit(w, rank_m, rank_n); }
+};
+
 }  // namespace tessera::gemm::sm90

@@ -162,7 +162,13 @@ constexpr int max_smem_per_block(int arch_cc) { return arch_cc == 90 ? 227 * 102
 inline constexpr int kMaxLdsPerBlock = 64 * 1024;  // gfx90a, gfx94x
 
 // The sm90 epilogue: each consumer rotates through this many buffers of a chunk of columns of its
-// rows of D (4 for types up to 16 bits, 2 for wider ones), apart from the stages. A chunk is 32
+// rows of D (4 for types up to 16 bits, 2 for wider ones), apart from the stages. Four let an
+// interior tile stage its chunks in groups of four (epilogue/sm90_tile_store.hpp); against two
+// (groups of one) they measured the same on the H100 (2026-11-25, bench_gemm_sm90, 2 alternating
+// rounds, us, four against two: bf16 4096^3 168.7 / 169.3, 8192^3 1370.8 / 1366.2, bias + GELU
+// 4096^3 176.0 / 176.9, 8192^3 1396.6 / 1393.2). Two would free 16 KiB at 128 x 256 (not a whole
+// stage of 48 KiB there); four are kept, since the space's valid Configs and the tuned tables were
+// measured with them. A chunk is 32
 // columns, or 16 where the tile's N is an odd multiple of 16 (BlockTile N = 112 makes 128 tiles of
 // N = 14336: one wave on 132 multiprocessors).
 constexpr int epilogue_buffers_sm90(ConfigSpec const& s) { return dtype_bytes(s.d) >= 4 ? 2 : 4; }

@@ -35,8 +35,9 @@ struct Kernel {
   using Acc = typename Cfg::ElementAccumulator;
   static constexpr int smem_bytes = Stage::smem_bytes;
 
-  // One block per work item (grid x = tiles x batch x K slices, in the raster's order).
-  TESSERA_DEVICE static void run(Params<Cfg> const& p, char* smem) {
+  // One block per work item (grid x = tiles x batch x K slices, in the raster's order). The
+  // loader's Params are the GEMM's (Params<Cfg>) or extend them (a convolution's problem).
+  TESSERA_DEVICE static void run(typename Loader::Params const& p, char* smem) {
     int const tid = threadIdx.x;
     WorkItem const w = work_item(p, int(blockIdx.x));
     Loader loader(p, w, tid);
@@ -52,6 +53,14 @@ template <class Cfg, int VecA, int VecB>
 __global__ void __launch_bounds__(Cfg::threads) gemm_kernel(Params<Cfg> const p) {
   extern __shared__ __align__(1024) char smem[];  // XOR addressing needs the tile bases aligned
   Kernel<Cfg, TiledLoader<Cfg, VecA, VecB>>::run(p, smem);
+}
+
+// The kernel with another operand loader (a convolution's gather loader): its parameters are
+// the loader's.
+template <class Cfg, class Loader>
+__global__ void __launch_bounds__(Cfg::threads) loader_kernel(typename Loader::Params const p) {
+  extern __shared__ __align__(1024) char smem[];
+  Kernel<Cfg, Loader>::run(p, smem);
 }
 
 }  // namespace tessera::gemm::sm80

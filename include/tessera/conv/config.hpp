@@ -1,0 +1,46 @@
+// conv::Config: a convolution's types, direction and tiles, as gemm::Config holds a GEMM's; its
+// Gemm is the gemm::Config whose kernel pieces run it (only the operand loader differs).
+//
+//   using Cfg = conv::Config<arch::Sm80, bfloat16_t, bfloat16_t, bfloat16_t, float, conv::Fprop,
+//                            gemm::BlockTile<128, 128, 32>, gemm::Warps<2, 2>, gemm::Stages<3>,
+//                            epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::Relu>>;
+//
+// Fprop's GEMM reads the activations as A (channels contiguous: K-major rows) and the KTRSC
+// filters as B (a filter's T R S C values contiguous: K-major columns), and writes Y as row-major
+// D (output pixels by channels): a TN GEMM (conv/implicit_gemm.hpp).
+// tessera-header: cuda-only
+#pragma once
+
+#include <type_traits>
+
+#include "tessera/conv/problem.hpp"
+#include "tessera/core/matrix_layout.hpp"
+#include "tessera/epilogue/chain.hpp"
+#include "tessera/gemm/config.hpp"
+
+namespace tessera::conv {
+
+template <class Dir>
+inline constexpr bool is_direction = std::is_same_v<Dir, Fprop> || std::is_same_v<Dir, Dgrad> || std::is_same_v<Dir, Wgrad>;
+
+template <class Arch_, class ElementX_, class ElementW_, class ElementY_, class ElementAccumulator_, class Direction_, class Tile_,
+          class Warps_, class Stages_, class Epilogue_ = epilogue::Identity>
+struct Config {
+  static_assert(is_direction<Direction_>, "conv::Config: the 6th parameter is the direction; use conv::Fprop, conv::Dgrad or conv::Wgrad");
+  static_assert(std::is_same_v<Direction_, Fprop> || !is_direction<Direction_>,
+                "conv::Config: only conv::Fprop has a kernel so far (Dgrad and Wgrad are in progress); use conv::Fprop");
+  using Arch = Arch_;
+  using ElementX = ElementX_;
+  using ElementW = ElementW_;
+  using ElementY = ElementY_;
+  using Direction = Direction_;
+  using Epilogue = Epilogue_;
+  static constexpr conv::Direction direction = std::is_same_v<Direction_, Dgrad>   ? conv::Direction::kDgrad
+                                               : std::is_same_v<Direction_, Wgrad> ? conv::Direction::kWgrad
+                                                                                   : conv::Direction::kFprop;
+  // The GEMM whose pieces run it (Fprop: X as row-major A, W as column-major B, Y as row-major D).
+  using Gemm = gemm::Config<Arch_, ElementX_, RowMajor, ElementW_, ColumnMajor, ElementY_, ElementAccumulator_, Tile_, Warps_, Stages_,
+                            Epilogue_>;
+};
+
+}  // namespace tessera::conv

@@ -1,0 +1,147 @@
+// conv::Conv<Config>: a convolution at compile time, as gemm::Gemm is a GEMM: can_implement says
+// what is wrong with a problem and how to fix it, and run launches nothing then.
+//
+//   using Cfg = conv::Config<arch::Sm80, bfloat16_t, bfloat16_t, bfloat16_t, float, conv::Fprop,
+//                            gemm::BlockTile<128, 128, 32>, gemm::Warps<2, 2>, gemm::Stages<3>, Epi>;
+//   conv::Conv<Cfg>::Arguments args{problem, d_x, d_w, d_y};
+//   args.epilogue = Epi::make(d_bias);          // the GEMM's chain; coordinates below
+//   if (Status s = conv::Conv<Cfg>{}.run(args, workspace, stream); !s) ...
+//
+// Tensors are packed: X is N D H W C, W is K T R S (C / groups), Y is N Z P Q K. The chain sees
+// each output as Coord{row = output pixel (n, z, p, q) flattened, col = channel within its group,
+// batch = group}: with groups = 1, (pixel, channel, 0), so a per-column Bias is per output channel
+// and a residual of Y's shape is a row-major matrix of K columns.
+//
+// In progress (issue 32): Fprop on the sm80 kernel (mma.sync, cp.async gather; runs on Hopper too)
+// with C / groups a multiple of BlockTile K; the Hopper im2col kernel, Dgrad, Wgrad, small-channel
+// inputs and depthwise come next. docs/conv.md.
+// tessera-header: cuda-only
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "tessera/conv/config.hpp"
+#include "tessera/conv/implicit_gemm.hpp"
+#include "tessera/conv/problem.hpp"
+#include "tessera/conv/sm80/im2col_loader.hpp"
+#include "tessera/core/runtime.hpp"
+#include "tessera/core/status.hpp"
+#include "tessera/gemm/data_parallel.hpp"
+#include "tessera/gemm/sm80/kernel.hpp"
+
+namespace tessera::conv {
+
+template <class Cfg>
+class Conv {
+ public:
+  using Config = Cfg;
+  using GemmCfg = typename Cfg::Gemm;
+  using EX = typename Cfg::ElementX;
+  using EW = typename Cfg::ElementW;
+  using EY = typename Cfg::ElementY;
+  using Loader = sm80::Im2colLoader<GemmCfg>;
+  static_assert(!GemmCfg::warp_specialized, "conv::Conv: the Hopper (Warpgroups) convolution is in progress; use a Warps<M, N> "
+                                            "Config (the sm80 kernel, which runs on Hopper too)");
+
+  struct Arguments {
+    Problem problem;
+    EX const* x = nullptr;
+    EW const* w = nullptr;
+    EY* y = nullptr;
+    typename Cfg::Epilogue epilogue{};
+    int split_k = 1;  // K slices (T R S C / g summed in parts through the workspace)
+  };
+
+  static std::size_t workspace_size(Arguments const& a) {
+    if (a.split_k <= 1 || !check(a.problem)) return 0;
+    GemmShape const g = gemm_shape(a.problem, Cfg::direction);
+    return std::size_t(a.split_k) * std::size_t(a.problem.groups) * std::size_t(g.m) * std::size_t(g.n) * sizeof(float);
+  }
+
+  static Status can_implement(Arguments const& a) {
+    TESSERA_RETURN_IF_ERROR(check(a.problem));
+    Problem const& p = a.problem;
+    auto const s = [](std::int64_t v) { return std::to_string(v); };
+    auto const fail = [](std::string m) { return Status::not_supported("conv::Conv: " + m); };
+    if (a.x == nullptr || a.w == nullptr || a.y == nullptr)
+      return Status::invalid_argument("conv::Conv: x, w and y must be device pointers (one is null)");
+    if (p.c_per_group() % GemmCfg::BK != 0)
+      return fail("C / groups = " + s(p.c_per_group()) + " is not a multiple of BlockTile K = " + s(GemmCfg::BK) +
+                  " (a k-tile is one filter tap); use a BlockTile K that divides it, or pad the channels");
+    auto const misaligned = [](void const* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0; };
+    if (misaligned(a.x) || misaligned(a.w) || misaligned(a.y) || (std::int64_t(p.k) * sizeof(EY)) % 16 != 0 ||
+        (std::int64_t(p.k_per_group()) * sizeof(EY)) % 4 != 0)
+      return Status::misaligned("conv::Conv: x, w and y must be 16-byte aligned and K a multiple of " + s(16 / sizeof(EY)) +
+                                " (16-byte rows of Y); allocate with cudaMalloc and pad K");
+    if (p.groups > 1 && epilogue::column_vectors_of<typename Cfg::Epilogue> > 0)
+      return fail("a per-channel epilogue stage (Bias, ScaleShift) with groups = " + s(p.groups) +
+                  " reads the channel within the group, not the output channel; use groups = 1 (grouped epilogues are in progress)");
+    if (a.split_k < 1 || a.split_k > 16) return Status::invalid_argument("conv::Conv: split_k = " + s(a.split_k) + " must be 1 to 16");
+    GemmShape const g = gemm_shape(p, Cfg::direction);
+    std::int64_t const blocks = ((g.m + GemmCfg::BM - 1) / GemmCfg::BM) * ((g.n + GemmCfg::BN - 1) / GemmCfg::BN) * p.groups * a.split_k;
+    if (blocks > 2147483647) return fail("the grid has " + s(blocks) + " blocks, past 2^31 - 1; use a larger BlockTile or split the batch");
+    int device = 0, major = 0;
+    if (runtime::current_device(device) != runtime::kSuccess || (major = runtime::compute_capability_major(device)) == 0)
+      return Status::device_error("conv::Conv: no CUDA device is available; run on a machine with an NVIDIA GPU");
+    if (major < 8) return fail("the sm80 kernel needs compute capability 8.0 or newer (this device is " + s(major) + ".x)");
+    if (GemmCfg::smem_bytes > runtime::max_shared_memory_per_block(device))
+      return fail("the Config needs " + s(GemmCfg::smem_bytes) + " bytes of shared memory, more than the device allows; use fewer Stages");
+    return Status::success();
+  }
+
+  Status run(Arguments const& a, void* workspace = nullptr, cudaStream_t stream = nullptr) const {
+    TESSERA_RETURN_IF_ERROR(can_implement(a));
+    if (a.split_k > 1 && workspace == nullptr)
+      return Status::workspace_too_small("conv::Conv: split_k = " + std::to_string(a.split_k) + " needs workspace_size(args) = " +
+                                         std::to_string(workspace_size(a)) + " bytes; pass a workspace of that size");
+    Problem const& pr = a.problem;
+    GemmShape const g = gemm_shape(pr, Cfg::direction);
+    typename Loader::Params p{};
+    p.problem = pr;
+    p.m = int(g.m);
+    p.n = int(g.n);
+    p.k = int(g.k);
+    // A = X and B = W, Y as row-major D; group g is batch entry g (its channels, filters and
+    // output channels batch_stride_* apart).
+    p.a = a.x;
+    p.lda = 0;  // (gathered)
+    p.batch_stride_a = pr.c_per_group();
+    p.b = a.w;
+    p.ldb = g.k;
+    p.batch_stride_b = std::int64_t(pr.k_per_group()) * g.k;
+    p.d = a.y;
+    p.d_row_stride = pr.k;
+    p.d_col_stride = 1;
+    p.batch_stride_d = pr.k_per_group();
+    p.tiles_m = int((g.m + GemmCfg::BM - 1) / GemmCfg::BM);
+    p.tiles_n = int((g.n + GemmCfg::BN - 1) / GemmCfg::BN);
+    p.raster_group = 8;
+    p.batch_count = pr.groups;
+    int const k_tiles = int((g.k + GemmCfg::BK - 1) / GemmCfg::BK);
+    p.k_tiles_per_split = (k_tiles + a.split_k - 1) / a.split_k;
+    p.k_splits = (k_tiles + p.k_tiles_per_split - 1) / p.k_tiles_per_split;  // no empty slice
+    p.partials = static_cast<float*>(workspace);
+    p.epilogue = a.epilogue;
+    auto kernel = gemm::sm80::loader_kernel<GemmCfg, Loader>;
+    cudaError_t err = cudaSuccess;
+    if (GemmCfg::smem_bytes > 48 * 1024) err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, GemmCfg::smem_bytes);
+    if (err == cudaSuccess) {
+      dim3 const grid(unsigned(p.tiles_m * p.tiles_n * p.batch_count * p.k_splits));
+      kernel<<<grid, GemmCfg::threads, GemmCfg::smem_bytes, stream>>>(p);
+      err = cudaGetLastError();
+    }
+    if (err == cudaSuccess && p.k_splits > 1) {
+      dim3 const rgrid(unsigned(std::min<std::int64_t>((g.m * g.n + 255) / 256, 65535)), unsigned(pr.groups));
+      gemm::reduce_splits<GemmCfg><<<rgrid, 256, 0, stream>>>(static_cast<gemm::DataParallelParams<GemmCfg> const&>(p));
+      err = cudaGetLastError();
+    }
+    if (err != cudaSuccess) return Status::device_error(std::string("conv::Conv: kernel launch failed: ") + cudaGetErrorString(err));
+    return Status::success();
+  }
+};
+
+}  // namespace tessera::conv

@@ -7,7 +7,7 @@
 //
 // Fprop's GEMM reads the activations as A (channels contiguous: K-major rows) and the KTRSC
 // filters as B (a filter's T R S C values contiguous: K-major columns), and writes Y as row-major
-// D (output pixels by channels): a TN GEMM (conv/implicit_gemm.hpp).
+// D (output pixels by channels): a TN GEMM. Dgrad's and Wgrad's are in conv/implicit_gemm.hpp.
 // tessera-header: cuda-only
 #pragma once
 
@@ -27,8 +27,6 @@ template <class Arch_, class ElementX_, class ElementW_, class ElementY_, class 
           class Warps_, class Stages_, class Epilogue_ = epilogue::Identity>
 struct Config {
   static_assert(is_direction<Direction_>, "conv::Config: the 6th parameter is the direction; use conv::Fprop, conv::Dgrad or conv::Wgrad");
-  static_assert(std::is_same_v<Direction_, Fprop> || !is_direction<Direction_>,
-                "conv::Config: only conv::Fprop has a kernel so far (Dgrad and Wgrad are in progress); use conv::Fprop");
   using Arch = Arch_;
   using ElementX = ElementX_;
   using ElementW = ElementW_;
@@ -38,9 +36,16 @@ struct Config {
   static constexpr conv::Direction direction = std::is_same_v<Direction_, Dgrad>   ? conv::Direction::kDgrad
                                                : std::is_same_v<Direction_, Wgrad> ? conv::Direction::kWgrad
                                                                                    : conv::Direction::kFprop;
-  // The GEMM whose pieces run it (Fprop: X as row-major A, W as column-major B, Y as row-major D).
-  using Gemm = gemm::Config<Arch_, ElementX_, RowMajor, ElementW_, ColumnMajor, ElementY_, ElementAccumulator_, Tile_, Warps_, Stages_,
-                            Epilogue_>;
+  // The GEMM whose pieces run it (conv/implicit_gemm.hpp): Fprop X (K-major) x W (K-major) -> Y;
+  // Dgrad dY (K-major) x W (N-major) -> dX; Wgrad dY (M-major) x X (N-major) -> dW.
+  using Gemm = std::conditional_t<
+      std::is_same_v<Direction_, Dgrad>,
+      gemm::Config<Arch_, ElementY_, RowMajor, ElementW_, RowMajor, ElementX_, ElementAccumulator_, Tile_, Warps_, Stages_, Epilogue_>,
+      std::conditional_t<std::is_same_v<Direction_, Wgrad>,
+                         gemm::Config<Arch_, ElementY_, ColumnMajor, ElementX_, RowMajor, ElementW_, ElementAccumulator_, Tile_, Warps_,
+                                      Stages_, Epilogue_>,
+                         gemm::Config<Arch_, ElementX_, RowMajor, ElementW_, ColumnMajor, ElementY_, ElementAccumulator_, Tile_, Warps_,
+                                      Stages_, Epilogue_>>>;
 };
 
 }  // namespace tessera::conv

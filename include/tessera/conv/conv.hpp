@@ -8,13 +8,15 @@
 //   if (Status s = conv::Conv<Cfg>{}.run(args, workspace, stream); !s) ...
 //
 // Tensors are packed: X is N D H W C, W is K T R S (C / groups), Y is N Z P Q K. The chain sees
-// each output as Coord{row = output pixel (n, z, p, q) flattened, col = channel within its group,
-// batch = group}: with groups = 1, (pixel, channel, 0), so a per-column Bias is per output channel
-// and a residual of Y's shape is a row-major matrix of K columns.
+// each output as Coord{row, col, batch = group} of the direction's GEMM: Fprop (output pixel
+// (n, z, p, q) flattened, output channel within its group); Dgrad (input pixel, input channel);
+// Wgrad (filter within its group, (t, r, s, c) flattened). With groups = 1 and Fprop, a per-column
+// Bias is per output channel and a residual of Y's shape is a row-major matrix of K columns.
 //
-// In progress (issue 32): Fprop on the sm80 kernel (mma.sync, cp.async gather; runs on Hopper too)
-// with C / groups a multiple of BlockTile K; the Hopper im2col kernel, Dgrad, Wgrad, small-channel
-// inputs and depthwise come next. docs/conv.md.
+// In progress (issue 32): the three directions on the sm80 kernel (mma.sync, cp.async gathers;
+// runs on Hopper too) with the channels of a group multiples of 8 (and of BlockTile K where a
+// k-tile is one tap); the Hopper im2col kernel, small-channel inputs and depthwise come next.
+// docs/conv.md.
 // tessera-header: cuda-only
 #pragma once
 
@@ -43,14 +45,16 @@ class Conv {
   using EX = typename Cfg::ElementX;
   using EW = typename Cfg::ElementW;
   using EY = typename Cfg::ElementY;
-  using Loader = sm80::Im2colLoader<GemmCfg>;
+  using Loader = sm80::Loader<GemmCfg, typename Cfg::Direction>;
   static_assert(!GemmCfg::warp_specialized, "conv::Conv: the Hopper (Warpgroups) convolution is in progress; use a Warps<M, N> "
                                             "Config (the sm80 kernel, which runs on Hopper too)");
 
+  // The three tensors; the direction reads two and writes the third: Fprop reads x and w and
+  // writes y; Dgrad reads y (dY) and w and writes x (dX); Wgrad reads y (dY) and x and writes w (dW).
   struct Arguments {
     Problem problem;
-    EX const* x = nullptr;
-    EW const* w = nullptr;
+    EX* x = nullptr;
+    EW* w = nullptr;
     EY* y = nullptr;
     typename Cfg::Epilogue epilogue{};
     int split_k = 1;  // K slices (T R S C / g summed in parts through the workspace)
@@ -69,14 +73,18 @@ class Conv {
     auto const fail = [](std::string m) { return Status::not_supported("conv::Conv: " + m); };
     if (a.x == nullptr || a.w == nullptr || a.y == nullptr)
       return Status::invalid_argument("conv::Conv: x, w and y must be device pointers (one is null)");
-    if (p.c_per_group() % GemmCfg::BK != 0)
+    // A k-tile of Fprop is BK channels of one tap, of Dgrad BK filters of one tap.
+    if (Cfg::direction == Direction::kFprop && p.c_per_group() % GemmCfg::BK != 0)
       return fail("C / groups = " + s(p.c_per_group()) + " is not a multiple of BlockTile K = " + s(GemmCfg::BK) +
                   " (a k-tile is one filter tap); use a BlockTile K that divides it, or pad the channels");
+    if (Cfg::direction == Direction::kDgrad && p.k_per_group() % GemmCfg::BK != 0)
+      return fail("K / groups = " + s(p.k_per_group()) + " is not a multiple of BlockTile K = " + s(GemmCfg::BK) +
+                  " (a k-tile of Dgrad is one filter tap); use a BlockTile K that divides it, or pad the filters");
     auto const misaligned = [](void const* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0; };
-    if (misaligned(a.x) || misaligned(a.w) || misaligned(a.y) || (std::int64_t(p.k) * sizeof(EY)) % 16 != 0 ||
-        (std::int64_t(p.k_per_group()) * sizeof(EY)) % 4 != 0)
-      return Status::misaligned("conv::Conv: x, w and y must be 16-byte aligned and K a multiple of " + s(16 / sizeof(EY)) +
-                                " (16-byte rows of Y); allocate with cudaMalloc and pad K");
+    if (misaligned(a.x) || misaligned(a.w) || misaligned(a.y) || p.c_per_group() % 8 != 0 || p.k_per_group() % 8 != 0)
+      return Status::misaligned("conv::Conv: x, w and y must be 16-byte aligned and C / groups and K / groups multiples of 8 "
+                                "(16-byte vectors of channels; C / groups = " + s(p.c_per_group()) + ", K / groups = " +
+                                s(p.k_per_group()) + "); allocate with cudaMalloc and pad the channels");
     if (p.groups > 1 && epilogue::column_vectors_of<typename Cfg::Epilogue> > 0)
       return fail("a per-channel epilogue stage (Bias, ScaleShift) with groups = " + s(p.groups) +
                   " reads the channel within the group, not the output channel; use groups = 1 (grouped epilogues are in progress)");
@@ -105,18 +113,36 @@ class Conv {
     p.m = int(g.m);
     p.n = int(g.n);
     p.k = int(g.k);
-    // A = X and B = W, Y as row-major D; group g is batch entry g (its channels, filters and
-    // output channels batch_stride_* apart).
-    p.a = a.x;
-    p.lda = 0;  // (gathered)
-    p.batch_stride_a = pr.c_per_group();
-    p.b = a.w;
-    p.ldb = g.k;
-    p.batch_stride_b = std::int64_t(pr.k_per_group()) * g.k;
-    p.d = a.y;
-    p.d_row_stride = pr.k;
+    // The direction's tensors as A, B and D (conv/implicit_gemm.hpp); group g is batch entry g.
+    std::int64_t const taps = std::int64_t(pr.t) * pr.r * pr.s, cg = pr.c_per_group(), kg = pr.k_per_group();
+    if constexpr (Cfg::direction == Direction::kFprop) {
+      p.a = a.x;  // gathered
+      p.batch_stride_a = cg;
+      p.b = a.w;
+      p.ldb = taps * cg;
+      p.batch_stride_b = kg * taps * cg;
+      p.d = a.y;
+      p.d_row_stride = pr.k;
+      p.batch_stride_d = kg;
+    } else if constexpr (Cfg::direction == Direction::kDgrad) {
+      p.a = a.y;  // gathered
+      p.batch_stride_a = kg;
+      p.b = a.w;  // the loader walks the tap's rows
+      p.batch_stride_b = kg * taps * cg;
+      p.d = a.x;
+      p.d_row_stride = pr.c;
+      p.batch_stride_d = cg;
+    } else {
+      p.a = a.y;
+      p.lda = pr.k;
+      p.batch_stride_a = kg;
+      p.b = a.x;  // gathered
+      p.batch_stride_b = cg;
+      p.d = a.w;
+      p.d_row_stride = taps * cg;
+      p.batch_stride_d = kg * taps * cg;
+    }
     p.d_col_stride = 1;
-    p.batch_stride_d = pr.k_per_group();
     p.tiles_m = int((g.m + GemmCfg::BM - 1) / GemmCfg::BM);
     p.tiles_n = int((g.n + GemmCfg::BN - 1) / GemmCfg::BN);
     p.raster_group = 8;

@@ -1,11 +1,17 @@
-// The sm80 convolution's operand loader (Fprop): k-tile kt of an output tile is BK channels c0 ..
-// of one filter tap (conv::k_tile), so its A tile is BM output pixels' input pixels through that
-// tap, BK channels each -- gathered row by row with 16-byte cp.async, zero-filled where the tap
-// reads padding or the row is past the output -- and its B tile is the filters' BK values at that
-// tap and channel block: the GEMM's B (K-major rows T R S C / g long), copied as the GEMM copies it.
-// It plugs into gemm::sm80::Kernel<GemmCfg, Im2colLoader<GemmCfg>> (the loader contract:
-// gemm/sm80/tiled_loader.hpp). Needs C / groups a multiple of BK (a k-tile is then one tap) and of
-// 8 (16-byte vectors of 16-bit channels); conv::Conv checks both.
+// The sm80 convolution's operand loaders, one per direction. Each plugs into
+// gemm::sm80::Kernel<GemmCfg, Loader> (the loader contract: gemm/sm80/tiled_loader.hpp) with the
+// GEMM of conv/implicit_gemm.hpp, one operand gathered from an activation tensor and the other
+// read as the GEMM reads it:
+//
+//   Fprop  A = X gathered (rows: output pixels; a k-tile: BK channels of one tap)   B = W (K-major)
+//   Dgrad  A = dY gathered (rows: input pixels; a k-tile: BK filters of one tap)    B = W (N-major; the tap's rows)
+//   Wgrad  A = dY (M-major)                 B = X gathered (rows: output pixels; columns: (tap, channel))
+//
+// A gathered tile is copied row by row in 16-byte cp.async vectors along its contiguous channels,
+// zero-filled where a row reads padding, lies past the GEMM's extent, or (Dgrad with a stride) no
+// output pixel reads the input pixel through the tap: the strided Dgrad computes those zero terms
+// (docs/conv.md). Needs the channels of a group a multiple of 8 (16-byte vectors of 16-bit types)
+// and, where a k-tile is one tap (Fprop, Dgrad), of BlockTile K; conv::Conv checks.
 // tessera-header: cuda-only
 #pragma once
 
@@ -20,55 +26,81 @@
 
 namespace tessera::conv::sm80 {
 
-// The kernel's parameters: the GEMM's (A = X, B = W, D = Y; group g is batch entry g: X's
-// channels, W's filters and Y's channels of the group are batch_stride_* apart) and the problem.
+// The kernel's parameters: the GEMM's (A, B, D the direction's tensors; group g is batch entry g,
+// its part of each tensor batch_stride_* elements on) and the problem.
 template <class GemmCfg>
-struct Im2colParams : gemm::DataParallelParams<GemmCfg> {
+struct ConvParams : gemm::DataParallelParams<GemmCfg> {
   Problem problem;
 };
 
+// A gathered Rows x Cols tile (Cols contiguous in the stage and in memory) of one stage: thread
+// tid copies the vector at column `col` of rows row0, row0 + row_step, ... of the tile; source(i)
+// gives its i-th row's address, or null for a zero row.
+template <int Rows, int Cols, int Threads, class T, class Smem>
+struct RowGather {
+  static constexpr int E = 16 / int(sizeof(T));
+  static constexpr int per_row = Cols / E, row_step = Threads / per_row, rows = (Rows + row_step - 1) / row_step;
+  static_assert(Cols % E == 0 && Threads % per_row == 0, "conv::sm80: a gathered row must be whole 16-byte vectors that the "
+                                                        "block's threads divide; use BlockTile extents of 32, 64 or 128");
+  // A thread's rows are row_step apart, as in the GEMM's tile copy, so its destinations are one
+  // offset plus a constant per row where that copy's are.
+  static_assert(pipeline::TileCopy<Rows, Cols, Threads, 16, T, Smem>::applicable,
+                "conv::sm80: the tile's swizzle must keep a thread's rows a constant apart; use the GEMM's tiles");
+  int row0, col;
+  std::uint32_t dst;
+  TESSERA_DEVICE explicit RowGather(int tid)
+      : row0(tid / per_row), col((tid % per_row) * E), dst(std::uint32_t(Smem::layout()(tid / per_row, (tid % per_row) * E)) * sizeof(T)) {}
+  // The tile row of this thread's i-th row.
+  TESSERA_DEVICE int row(int i) const { return row0 + i * row_step; }
+  template <class Source>
+  TESSERA_DEVICE void copy(std::uint32_t stage, Source&& source) const {
+    TESSERA_UNROLL
+    for (int i = 0; i < rows; ++i) {
+      if (Rows % row_step != 0 && row(i) >= Rows) break;
+      T const* const src = source(i);
+      arch::cp_async_zfill<16>(stage + dst + std::uint32_t(i * row_step * Cols * int(sizeof(T))), src, src != nullptr ? 16 : 0);
+    }
+  }
+};
+
+// What the three loaders share: the work item, its k-tiles and the stages' addresses.
 template <class GemmCfg>
-struct Im2colLoader {
-  using Params = Im2colParams<GemmCfg>;
+struct LoaderBase {
+  using Params = ConvParams<GemmCfg>;
   using Stage = gemm::sm80::StageLayout<GemmCfg>;
   using EA = typename GemmCfg::ElementA;
   using EB = typename GemmCfg::ElementB;
   static constexpr int BM = GemmCfg::BM, BN = GemmCfg::BN, BK = GemmCfg::BK, Threads = GemmCfg::threads, Stages = GemmCfg::stages;
-  static_assert(GemmCfg::a_k_major && GemmCfg::b_k_major, "conv::sm80::Im2colLoader: Fprop's GEMM is TN; use conv::Config's Gemm");
-  static constexpr int E = 16 / int(sizeof(EA));  // elements of one 16-byte copy
-  static constexpr int per_row = BK / E, row_step = Threads / per_row, rows_per_thread = (BM + row_step - 1) / row_step;
-  static_assert(BK % E == 0 && Threads % per_row == 0, "conv::sm80::Im2colLoader: a k-tile row must be whole 16-byte vectors "
-                                                      "that the block's threads divide; use BlockTile K = 32 or 64");
-  // A's rows are gathered, but a thread's rows are row_step apart as in the GEMM's tile copy, so
-  // its destinations are one offset plus a constant per row where that copy's are.
-  static_assert(pipeline::TileCopy<BM, BK, Threads, 16, EA, typename Stage::SmemA>::applicable,
-                "conv::sm80::Im2colLoader: the A tile's swizzle must keep a thread's rows a constant apart; use the GEMM's tiles");
-  using CopyB = pipeline::TileCopy<BN, BK, Threads, 16, EB, typename Stage::SmemB>;
-  static_assert(CopyB::applicable, "conv::sm80::Im2colLoader: the filter tile must copy as the GEMM's B does; use the GEMM's tiles");
-
   gemm::WorkItem w;
-  int k_tiles;
-  int k_begin;  // the work item's first k-tile (split-K)
-  // This thread's rows of the A tile: the image and the first input coordinate of each (the
-  // output pixel's coordinate times the stride, less the padding), or n = -1 past the output.
-  int n[rows_per_thread];
-  Array<int, 3> base[rows_per_thread];
-  int col;              // this thread's channel offset in a k-tile row (a multiple of E)
-  std::uint32_t dst_a;  // its first vector's byte offset in an A stage
+  int k_begin, k_tiles;  // the work item's first k-tile and its count (split-K)
+  TESSERA_DEVICE LoaderBase(Params const& p, gemm::WorkItem const& w_)
+      : w(w_), k_begin(w_.split * p.k_tiles_per_split), k_tiles(min((p.k + BK - 1) / BK - k_begin, p.k_tiles_per_split)) {}
+  TESSERA_DEVICE static std::uint32_t stage_a(char* smem, int stage) { return arch::smem_address(smem) + stage * Stage::stage_bytes_a; }
+  TESSERA_DEVICE static std::uint32_t stage_b(char* smem, int stage) {
+    return arch::smem_address(smem) + Stages * Stage::stage_bytes_a + stage * Stage::stage_bytes_b;
+  }
+};
+
+// Fprop: A = X through the k-tile's tap, B = W.
+template <class GemmCfg>
+struct FpropLoader : LoaderBase<GemmCfg> {
+  using Base = LoaderBase<GemmCfg>;
+  using typename Base::Params;
+  using Base::BK, Base::BM, Base::BN, Base::Threads;
+  static_assert(GemmCfg::a_k_major && GemmCfg::b_k_major, "conv::sm80::FpropLoader: Fprop's GEMM is TN; use conv::Config's Gemm");
+  using Gather = RowGather<BM, BK, Threads, typename Base::EA, typename Base::Stage::SmemA>;
+  using CopyB = pipeline::TileCopy<BN, BK, Threads, 16, typename Base::EB, typename Base::Stage::SmemB>;
+  static_assert(CopyB::applicable, "conv::sm80::FpropLoader: the filter tile must copy as the GEMM's B does; use the GEMM's tiles");
+  Gather gather;
+  int n[Gather::rows];              // each row's image (-1 past the output)
+  Array<int, 3> base[Gather::rows];  // and its first input coordinate (output coordinate x stride - padding)
   CopyB copy_b;
 
-  TESSERA_DEVICE Im2colLoader(Params const& p, gemm::WorkItem const& w_, int tid)
-      : w(w_),
-        k_tiles(0),
-        k_begin(w_.split * p.k_tiles_per_split),
-        col((tid % per_row) * E),
-        dst_a(std::uint32_t(Stage::SmemA::layout()(tid / per_row, (tid % per_row) * E)) * sizeof(EA)),
-        copy_b(p.b + w_.batch * p.batch_stride_b, p.ldb, w_.tn * BN, w_.split * p.k_tiles_per_split * BK, tid) {
-    int const total = (p.k + BK - 1) / BK;
-    k_tiles = min(total - k_begin, p.k_tiles_per_split);
+  TESSERA_DEVICE FpropLoader(Params const& p, gemm::WorkItem const& w, int tid)
+      : Base(p, w), gather(tid), copy_b(p.b + w.batch * p.batch_stride_b, p.ldb, w.tn * BN, this->k_begin * BK, tid) {
     TESSERA_UNROLL
-    for (int i = 0; i < rows_per_thread; ++i) {
-      int const row = w.tm * BM + tid / per_row + i * row_step;
+    for (int i = 0; i < Gather::rows; ++i) {
+      int const row = w.tm * BM + gather.row(i);
       Pixel const o = output_pixel(p.problem, row);
       n[i] = row < p.m ? o.n : -1;
       TESSERA_UNROLL
@@ -78,27 +110,126 @@ struct Im2colLoader {
 
   TESSERA_DEVICE void operator()(Params const& p, char* smem, int stage, int kt) {
     Problem const& pr = p.problem;
-    KTile const t = k_tile(pr, BK, k_begin + kt);
-    EA const* const x = p.a + w.batch * p.batch_stride_a + t.c0 + col;  // group's channels, this thread's vector
-    std::uint32_t const sa = arch::smem_address(smem) + stage * Stage::stage_bytes_a;
-    TESSERA_UNROLL
-    for (int i = 0; i < rows_per_thread; ++i) {
-      if (BM % row_step != 0 && int(threadIdx.x) / per_row + i * row_step >= BM) break;
-      int d = 0, h = 0, ww = 0;
+    KTile const t = k_tile(pr, BK, this->k_begin + kt);
+    auto const* const x = p.a + this->w.batch * p.batch_stride_a + t.c0 + gather.col;
+    gather.copy(Base::stage_a(smem, stage), [&](int i) -> decltype(x) {
+      Array<int, 3> at{};
       bool in = n[i] >= 0;
       TESSERA_UNROLL
       for (int dim = 0; dim < 3; ++dim) {
-        int const v = base[i][dim] + t.at[dim] * pr.dilation[dim];
-        in = in && v >= 0 && v < pr.input_extent(dim);
-        (dim == 0 ? d : dim == 1 ? h : ww) = v;
+        at[dim] = base[i][dim] + t.at[dim] * pr.dilation[dim];
+        in = in && at[dim] >= 0 && at[dim] < pr.input_extent(dim);
       }
-      std::int64_t const offset = in ? (((std::int64_t(n[i]) * pr.d + d) * pr.h + h) * pr.w + ww) * pr.c : 0;
-      arch::cp_async_zfill<16>(sa + dst_a + std::uint32_t(i * row_step * BK * int(sizeof(EA))), x + offset, in ? 16 : 0);
-    }
-    std::uint32_t const sb = arch::smem_address(smem) + Stages * Stage::stage_bytes_a + stage * Stage::stage_bytes_b;
-    copy_b.template copy<true>(sb, p.n, p.k);
+      return in ? x + (((std::int64_t(n[i]) * pr.d + at[0]) * pr.h + at[1]) * pr.w + at[2]) * pr.c : nullptr;
+    });
+    copy_b.template copy<true>(Base::stage_b(smem, stage), p.n, p.k);
     copy_b.advance(0, BK, p.ldb);
   }
 };
+
+// Dgrad: A = dY through the k-tile's tap, backwards (the output pixel that reads each input pixel);
+// B = the tap's rows of W (BK filters, C / g channels each, T R S C / g apart).
+template <class GemmCfg>
+struct DgradLoader : LoaderBase<GemmCfg> {
+  using Base = LoaderBase<GemmCfg>;
+  using typename Base::Params;
+  using Base::BK, Base::BM, Base::BN, Base::Threads;
+  static_assert(GemmCfg::a_k_major && !GemmCfg::b_k_major, "conv::sm80::DgradLoader: Dgrad's GEMM reads B N-major; use conv::Config's Gemm");
+  using Gather = RowGather<BM, BK, Threads, typename Base::EA, typename Base::Stage::SmemA>;
+  using CopyB = pipeline::TileCopy<BK, BN, Threads, 16, typename Base::EB, typename Base::Stage::SmemB>;
+  static_assert(CopyB::applicable, "conv::sm80::DgradLoader: the filter tile must copy as the GEMM's B does; use the GEMM's tiles");
+  Gather gather;
+  int n[Gather::rows];              // each row's image (-1 past the input)
+  Array<int, 3> base[Gather::rows];  // and its input coordinate plus the padding
+  int tid;
+
+  TESSERA_DEVICE DgradLoader(Params const& p, gemm::WorkItem const& w, int tid_) : Base(p, w), gather(tid_), tid(tid_) {
+    TESSERA_UNROLL
+    for (int i = 0; i < Gather::rows; ++i) {
+      int const row = w.tm * BM + gather.row(i);
+      Pixel const x = input_pixel(p.problem, row);
+      n[i] = row < p.m ? x.n : -1;
+      TESSERA_UNROLL
+      for (int dim = 0; dim < 3; ++dim) base[i][dim] = x.at[dim] + p.problem.pad_before[dim];
+    }
+  }
+
+  TESSERA_DEVICE void operator()(Params const& p, char* smem, int stage, int kt) {
+    Problem const& pr = p.problem;
+    KTile const t = k_tile_of(pr, this->k_begin + kt);  // (tap, first filter of the group's)
+    auto const* const dy = p.a + this->w.batch * p.batch_stride_a + t.c0 + gather.col;
+    gather.copy(Base::stage_a(smem, stage), [&](int i) -> decltype(dy) {
+      Array<int, 3> o{};
+      bool in = n[i] >= 0;
+      TESSERA_UNROLL
+      for (int dim = 0; dim < 3; ++dim) {
+        int const v = base[i][dim] - t.at[dim] * pr.dilation[dim];
+        o[dim] = v / pr.stride[dim];
+        in = in && v >= 0 && v % pr.stride[dim] == 0 && o[dim] < pr.output_extent(dim);
+      }
+      return in ? dy + (((std::int64_t(n[i]) * pr.z() + o[0]) * pr.p() + o[1]) * pr.q() + o[2]) * pr.k : nullptr;
+    });
+    // B's rows: filters g Kg + c0 .. of tap t, each T R S C / g long.
+    int const taps = pr.t * pr.r * pr.s, tap = (t.at[0] * pr.r + t.at[1]) * pr.s + t.at[2];
+    auto const* const w = p.b + this->w.batch * p.batch_stride_b + std::int64_t(tap) * pr.c_per_group();
+    CopyB const copy_b(w, std::int64_t(taps) * pr.c_per_group(), t.c0, this->w.tn * BN, tid);
+    copy_b.template copy<false>(Base::stage_b(smem, stage), pr.k_per_group(), p.n);
+  }
+
+  // Dgrad's k-tiles: BK filters (of the group's K / g) of one tap, filter blocks fastest.
+  TESSERA_DEVICE static KTile k_tile_of(Problem const& pr, int kt) {
+    Tap const x = tap(pr, kt, (pr.k_per_group() + BK - 1) / BK);
+    return KTile{x.at, x.channel * BK};
+  }
+};
+
+// Wgrad: A = dY read as the GEMM reads an M-major A (its K filters contiguous per output pixel);
+// B = X gathered: a k-tile is BK output pixels, and each thread's column a fixed (tap, channels).
+template <class GemmCfg>
+struct WgradLoader : LoaderBase<GemmCfg> {
+  using Base = LoaderBase<GemmCfg>;
+  using typename Base::Params;
+  using Base::BK, Base::BM, Base::BN, Base::Threads;
+  static_assert(!GemmCfg::a_k_major && !GemmCfg::b_k_major, "conv::sm80::WgradLoader: Wgrad's GEMM is NN; use conv::Config's Gemm");
+  using CopyA = pipeline::TileCopy<BK, BM, Threads, 16, typename Base::EA, typename Base::Stage::SmemA>;
+  static_assert(CopyA::applicable, "conv::sm80::WgradLoader: the gradient tile must copy as the GEMM's A does; use the GEMM's tiles");
+  using Gather = RowGather<BK, BN, Threads, typename Base::EB, typename Base::Stage::SmemB>;
+  CopyA copy_a;
+  Gather gather;
+  Tap column;  // this thread's column of B: its tap and first channel (-1: past N)
+
+  TESSERA_DEVICE WgradLoader(Params const& p, gemm::WorkItem const& w, int tid)
+      : Base(p, w),
+        copy_a(p.a + w.batch * p.batch_stride_a, p.lda, this->k_begin * BK, w.tm * BM, tid),
+        gather(tid),
+        column(tap(p.problem, w.tn * BN + gather.col, p.problem.c_per_group())) {
+    if (w.tn * BN + gather.col >= p.n) column.channel = -1;
+  }
+
+  TESSERA_DEVICE void operator()(Params const& p, char* smem, int stage, int kt) {
+    Problem const& pr = p.problem;
+    copy_a.template copy<false>(Base::stage_a(smem, stage), p.k, p.m);
+    copy_a.advance(BK, 0, p.lda);
+    auto const* const x = p.b + this->w.batch * p.batch_stride_b + column.channel;
+    int const k0 = (this->k_begin + kt) * BK;
+    gather.copy(Base::stage_b(smem, stage), [&](int i) -> decltype(x) {
+      int const row = k0 + gather.row(i);
+      if (row >= p.k || column.channel < 0) return nullptr;
+      Pixel const o = output_pixel(pr, row);
+      Array<int, 3> at{};
+      bool in = true;
+      TESSERA_UNROLL
+      for (int dim = 0; dim < 3; ++dim) {
+        at[dim] = input_coord(pr, dim, o.at[dim], column.at[dim]);
+        in = in && at[dim] >= 0 && at[dim] < pr.input_extent(dim);
+      }
+      return in ? x + (((std::int64_t(o.n) * pr.d + at[0]) * pr.h + at[1]) * pr.w + at[2]) * pr.c : nullptr;
+    });
+  }
+};
+
+template <class GemmCfg, class Dir>
+using Loader = std::conditional_t<std::is_same_v<Dir, Fprop>, FpropLoader<GemmCfg>,
+                                  std::conditional_t<std::is_same_v<Dir, Dgrad>, DgradLoader<GemmCfg>, WgradLoader<GemmCfg>>>;
 
 }  // namespace tessera::conv::sm80

@@ -1,0 +1,191 @@
+// Convolution against cuDNN 9, measured in the same binary: Fprop, Dgrad and Wgrad of ResNet-50's
+// 3x3 and 1x1 layers (NHWC, bf16 and f16, float accumulation) through conv::Conv and through
+// cudnnConvolutionForward / BackwardData / BackwardFilter with the algorithm cudnnFind...Ex picks
+// (its workspace given: up to 256 MiB). Work: 2 N P Q K R S C FLOP per direction; the rate is
+// TFLOP/s. The ratio (cuDNN's time over ours) is what tessera-perf-report prints.
+//
+// Today's conv::Conv runs the sm80 kernel (mma.sync; issue 32 adds the Hopper im2col kernel), so
+// on an H100 it is expected well below cuDNN: this bench is the scoreboard those kernels are
+// measured on. Layers with C = 3 (the stem) need the small-channel path and are cuDNN-only rows.
+#include <cudnn.h>
+
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "bench_util.hpp"
+#include "tessera/conv/conv.hpp"
+
+using namespace tessera;
+
+#define TESSERA_BENCH_CUDNN(expr)                                                                  \
+  do {                                                                                             \
+    cudnnStatus_t _s = (expr);                                                                     \
+    if (_s != CUDNN_STATUS_SUCCESS) {                                                              \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudnnGetErrorString(_s)); \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+namespace {
+
+template <class E>
+constexpr cudnnDataType_t cudnn_type = std::is_same_v<E, bfloat16_t> ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+
+cudnnHandle_t cudnn() {
+  static cudnnHandle_t h = [] {
+    cudnnHandle_t x;
+    TESSERA_BENCH_CUDNN(cudnnCreate(&x));
+    return x;
+  }();
+  return h;
+}
+
+// A ResNet-50 layer (2-D), from the benchmark's arguments {n, h, w, c, k, r, stride}.
+conv::Problem layer(benchmark::State const& state) {
+  conv::Problem p;
+  p.n = int(state.range(0)), p.h = int(state.range(1)), p.w = int(state.range(2)), p.c = int(state.range(3)), p.k = int(state.range(4));
+  p.r = p.s = int(state.range(5));
+  int const pad = p.r / 2;
+  p.pad_before = p.pad_after = {0, pad, pad};
+  p.stride = {1, int(state.range(6)), int(state.range(6))};
+  return p;
+}
+
+void resnet50(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"n", "h", "w", "c", "k", "r", "stride"});
+  for (int n : {32, 128}) {
+    b->Args({n, 56, 56, 64, 64, 3, 1});     // conv2_x 3x3
+    b->Args({n, 56, 56, 64, 256, 1, 1});    // conv2_x 1x1 expand
+    b->Args({n, 56, 56, 256, 64, 1, 1});    // conv2_x 1x1 reduce
+    b->Args({n, 28, 28, 128, 128, 3, 1});   // conv3_x 3x3
+    b->Args({n, 28, 28, 512, 128, 1, 1});   // conv3_x 1x1 reduce
+    b->Args({n, 14, 14, 256, 256, 3, 1});   // conv4_x 3x3
+    b->Args({n, 14, 14, 1024, 256, 1, 1});  // conv4_x 1x1 reduce
+    b->Args({n, 7, 7, 512, 512, 3, 1});     // conv5_x 3x3
+    b->Args({n, 56, 56, 128, 128, 3, 2});   // conv3_1 3x3 stride 2
+  }
+  b->UseManualTime()->Repetitions(10)->ReportAggregatesOnly(true)->Unit(benchmark::kMicrosecond);
+}
+
+// The tensors of a problem, random normal (full mantissas).
+template <class E>
+struct Tensors {
+  E *x = nullptr, *w = nullptr, *y = nullptr;
+  explicit Tensors(conv::Problem const& p) {
+    std::mt19937 rng(1);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    auto make = [&](E*& d, std::int64_t count) {
+      std::vector<E> h(static_cast<std::size_t>(count));
+      for (auto& v : h) v = E(normal(rng));
+      TESSERA_BENCH_CUDA(cudaMalloc(&d, h.size() * sizeof(E)));
+      TESSERA_BENCH_CUDA(cudaMemcpy(d, h.data(), h.size() * sizeof(E), cudaMemcpyHostToDevice));
+    };
+    make(x, p.input_elements());
+    make(w, p.filter_elements());
+    make(y, p.output_elements());
+  }
+  ~Tensors() {
+    cudaFree(x);
+    cudaFree(w);
+    cudaFree(y);
+  }
+};
+
+void counters(benchmark::State& state, conv::Problem const& p) {
+  state.counters["TFLOP/s"] = benchmark::Counter(2.0 * double(p.macs()) * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+template <class E, class Dir>
+void BM_tessera(benchmark::State& state) {
+  using Cfg = conv::Config<arch::Sm80, E, E, E, float, Dir, gemm::BlockTile<128, 128, 32>, gemm::Warps<2, 2>, gemm::Stages<4>>;
+  conv::Problem const p = layer(state);
+  Tensors<E> t(p);
+  typename conv::Conv<Cfg>::Arguments args;
+  args.problem = p;
+  args.x = t.x;
+  args.w = t.w;
+  args.y = t.y;
+  // Wgrad's K (N P Q) is long and its output small: split it until the tiles fill the GPU.
+  if constexpr (std::is_same_v<Dir, conv::Wgrad>) args.split_k = 8;
+  void* workspace = nullptr;
+  std::size_t const bytes = conv::Conv<Cfg>::workspace_size(args);
+  if (bytes > 0) TESSERA_BENCH_CUDA(cudaMalloc(&workspace, bytes));
+  if (Status const s = conv::Conv<Cfg>::can_implement(args); !s) {
+    state.SkipWithError(s.message().c_str());
+    cudaFree(workspace);
+    return;
+  }
+  bench::run_timed(state, [&] { (void)conv::Conv<Cfg>{}.run(args, workspace); });
+  counters(state, p);
+  cudaFree(workspace);
+}
+
+// cuDNN on the same problem and tensors: NHWC descriptors, the filter KRSC, cross-correlation.
+template <class E, class Dir>
+void BM_cudnn(benchmark::State& state) {
+  conv::Problem const p = layer(state);
+  Tensors<E> t(p);
+  cudnnTensorDescriptor_t xd, yd;
+  cudnnFilterDescriptor_t wd;
+  cudnnConvolutionDescriptor_t cd;
+  TESSERA_BENCH_CUDNN(cudnnCreateTensorDescriptor(&xd));
+  TESSERA_BENCH_CUDNN(cudnnCreateTensorDescriptor(&yd));
+  TESSERA_BENCH_CUDNN(cudnnCreateFilterDescriptor(&wd));
+  TESSERA_BENCH_CUDNN(cudnnCreateConvolutionDescriptor(&cd));
+  TESSERA_BENCH_CUDNN(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, cudnn_type<E>, p.n, p.c, p.h, p.w));
+  TESSERA_BENCH_CUDNN(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, cudnn_type<E>, p.n, p.k, p.p(), p.q()));
+  TESSERA_BENCH_CUDNN(cudnnSetFilter4dDescriptor(wd, cudnn_type<E>, CUDNN_TENSOR_NHWC, p.k, p.c_per_group(), p.r, p.s));
+  TESSERA_BENCH_CUDNN(cudnnSetConvolution2dDescriptor(cd, p.pad_before[1], p.pad_before[2], p.stride[1], p.stride[2], p.dilation[1],
+                                                      p.dilation[2], CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  TESSERA_BENCH_CUDNN(cudnnSetConvolutionMathType(cd, CUDNN_TENSOR_OP_MATH));
+  TESSERA_BENCH_CUDNN(cudnnSetConvolutionGroupCount(cd, p.groups));
+  std::size_t const limit = std::size_t(256) << 20;
+  void* workspace = nullptr;
+  TESSERA_BENCH_CUDA(cudaMalloc(&workspace, limit));
+  float const one = 1.0f, zero = 0.0f;
+  int found = 0;
+  if constexpr (std::is_same_v<Dir, conv::Fprop>) {
+    cudnnConvolutionFwdAlgoPerf_t perf[8];
+    TESSERA_BENCH_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(cudnn(), xd, t.x, wd, t.w, cd, yd, t.y, 8, &found, perf, workspace, limit));
+    cudnnConvolutionFwdAlgo_t const algo = perf[0].algo;
+    bench::run_timed(state, [&] {
+      TESSERA_BENCH_CUDNN(cudnnConvolutionForward(cudnn(), &one, xd, t.x, wd, t.w, cd, algo, workspace, limit, &zero, yd, t.y));
+    });
+  } else if constexpr (std::is_same_v<Dir, conv::Dgrad>) {
+    cudnnConvolutionBwdDataAlgoPerf_t perf[8];
+    TESSERA_BENCH_CUDNN(
+        cudnnFindConvolutionBackwardDataAlgorithmEx(cudnn(), wd, t.w, yd, t.y, cd, xd, t.x, 8, &found, perf, workspace, limit));
+    cudnnConvolutionBwdDataAlgo_t const algo = perf[0].algo;
+    bench::run_timed(state, [&] {
+      TESSERA_BENCH_CUDNN(cudnnConvolutionBackwardData(cudnn(), &one, wd, t.w, yd, t.y, cd, algo, workspace, limit, &zero, xd, t.x));
+    });
+  } else {
+    cudnnConvolutionBwdFilterAlgoPerf_t perf[8];
+    TESSERA_BENCH_CUDNN(
+        cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnn(), xd, t.x, yd, t.y, cd, wd, t.w, 8, &found, perf, workspace, limit));
+    cudnnConvolutionBwdFilterAlgo_t const algo = perf[0].algo;
+    bench::run_timed(state, [&] {
+      TESSERA_BENCH_CUDNN(cudnnConvolutionBackwardFilter(cudnn(), &one, xd, t.x, yd, t.y, cd, algo, workspace, limit, &zero, wd, t.w));
+    });
+  }
+  counters(state, p);
+  cudaFree(workspace);
+  cudnnDestroyConvolutionDescriptor(cd);
+  cudnnDestroyFilterDescriptor(wd);
+  cudnnDestroyTensorDescriptor(yd);
+  cudnnDestroyTensorDescriptor(xd);
+}
+
+}  // namespace
+
+BENCHMARK(BM_tessera<bfloat16_t, conv::Fprop>)->Name("conv_bf16_fprop/tessera")->Apply(resnet50);
+BENCHMARK(BM_cudnn<bfloat16_t, conv::Fprop>)->Name("conv_bf16_fprop/cudnn")->Apply(resnet50);
+BENCHMARK(BM_tessera<bfloat16_t, conv::Dgrad>)->Name("conv_bf16_dgrad/tessera")->Apply(resnet50);
+BENCHMARK(BM_cudnn<bfloat16_t, conv::Dgrad>)->Name("conv_bf16_dgrad/cudnn")->Apply(resnet50);
+BENCHMARK(BM_tessera<bfloat16_t, conv::Wgrad>)->Name("conv_bf16_wgrad/tessera")->Apply(resnet50);
+BENCHMARK(BM_cudnn<bfloat16_t, conv::Wgrad>)->Name("conv_bf16_wgrad/cudnn")->Apply(resnet50);
+BENCHMARK(BM_tessera<half_t, conv::Fprop>)->Name("conv_f16_fprop/tessera")->Apply(resnet50);
+BENCHMARK(BM_cudnn<half_t, conv::Fprop>)->Name("conv_f16_fprop/cudnn")->Apply(resnet50);
+
+BENCHMARK_MAIN();

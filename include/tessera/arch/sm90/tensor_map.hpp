@@ -68,7 +68,85 @@ inline EncodeTiled encode_tiled() {
   return fn;
 }
 
+using EncodeIm2col = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, cuuint64_t const*, cuuint64_t const*,
+                                  int const*, int const*, cuuint32_t, cuuint32_t, cuuint32_t const*, CUtensorMapInterleave,
+                                  CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+// The driver's cuTensorMapEncodeIm2col (ABI of CUDA 12.0), or null without a driver.
+inline EncodeIm2col encode_im2col() {
+  static EncodeIm2col const fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", &p, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      cudaGetLastError();
+      return EncodeIm2col{nullptr};
+    }
+    return reinterpret_cast<EncodeIm2col>(p);
+  }();
+  return fn;
+}
+
 }  // namespace detail
+
+// An im2col map of a rank-`rank` activation tensor (3: NWC, 4: NHWC, 5: NDHWC; dims and strides
+// as for make_tensor_map, dims[0] the channels). A load (tma_load_im2col_*) walks the pixels of the
+// bounding box whose corners, for each spatial dimension i (0: W, 1: H, 2: D), are lower[i] and
+// dims[i + 1] - 1 + upper[i] relative to the coordinates it is given, element_strides[i + 1]
+// apart (a convolution's stride); a box is pixels_per_column pixels of channels_per_pixel channels.
+// For a convolution: lower = -pad_before, upper = pad_after - dilation (filter - 1). The corners'
+// range is what the hardware encodes: 2^15 for NWC, 2^7 for NHWC, 2^4 for NDHWC either way.
+inline Status make_tensor_map_im2col(TmaDescriptor& out, CUtensorMapDataType type, int element_bytes, void const* base, int rank,
+                                     std::uint64_t const* dims, std::uint64_t const* strides, int const* lower, int const* upper,
+                                     std::uint32_t channels_per_pixel, std::uint32_t pixels_per_column, std::uint32_t const* element_strides,
+                                     TmaSwizzle swizzle) {
+  auto const fail = [](std::string m) { return Status::invalid_argument("im2col tensor map: " + std::move(m)); };
+  auto const s = [](std::int64_t v) { return std::to_string(v); };
+  if (base == nullptr) return fail("the base pointer is null; pass the tensor's device address");
+  if (rank < 3 || rank > 5) return fail("rank " + s(rank) + " is unsupported; use 3 (NWC), 4 (NHWC) or 5 (NDHWC)");
+  if (reinterpret_cast<std::uintptr_t>(base) % 16 != 0)
+    return Status::misaligned("im2col tensor map: the base address is not 16-byte aligned; allocate or offset the tensor to 16 bytes");
+  int const reach = rank == 3 ? 1 << 15 : rank == 4 ? 1 << 7 : 1 << 4;
+  for (int i = 0; i < rank - 2; ++i)
+    if (lower[i] < -reach || lower[i] >= reach || upper[i] < -reach || upper[i] >= reach)
+      return Status::not_supported("im2col tensor map: a bounding-box corner (" + s(lower[i]) + ", " + s(upper[i]) +
+                                   ") is outside TMA's range [" + s(-reach) + ", " + s(reach - 1) + "] for rank " + s(rank) +
+                                   "; use less padding or a smaller dilated filter (or the sm80 gather path)");
+  for (int i = 0; i < rank; ++i) {
+    if (dims[i] < 1 || dims[i] > (std::uint64_t(1) << 32)) return fail("dimension " + s(i) + " has " + s(std::int64_t(dims[i])) + " elements");
+    if (element_strides[i] < 1 || element_strides[i] > 8)
+      return fail("the element stride of dimension " + s(i) + " is " + s(element_strides[i]) + "; TMA takes 1 to 8 (a convolution stride)");
+    if (i >= 1 && (strides[i - 1] % 16 != 0 || strides[i - 1] >= (std::uint64_t(1) << 40)))
+      return Status::misaligned("im2col tensor map: the stride of dimension " + s(i) + " is " + s(std::int64_t(strides[i - 1])) +
+                                " bytes; it must be a multiple of 16 below 2^40 (pad the channels to 16 bytes)");
+  }
+  std::uint64_t const inner_bytes = std::uint64_t(channels_per_pixel) * std::uint64_t(element_bytes);
+  if (channels_per_pixel < 1 || channels_per_pixel > 256 || inner_bytes % 16 != 0)
+    return fail("channels_per_pixel = " + s(channels_per_pixel) + " must be 1 to 256 channels of a whole number of 16 bytes");
+  if (pixels_per_column < 1 || pixels_per_column > 1024) return fail("pixels_per_column = " + s(pixels_per_column) + " must be 1 to 1024");
+  if (swizzle != TmaSwizzle::kNone && inner_bytes > std::uint64_t(tma_swizzle_bytes(swizzle)))
+    return fail("a pixel's channels (" + s(std::int64_t(inner_bytes)) + " bytes) are wider than the swizzle span; load at most the span");
+  auto const encode = detail::encode_im2col();
+  if (encode == nullptr)
+    return Status::not_supported("im2col tensor map: the CUDA driver's cuTensorMapEncodeIm2col is unavailable (no driver, or one "
+                                 "older than CUDA 12); run on a machine with an sm_90 GPU and its driver");
+  cuuint64_t d[5] = {}, st[5] = {};
+  cuuint32_t e[5] = {};
+  for (int i = 0; i < rank; ++i) {
+    d[i] = dims[i];
+    e[i] = element_strides[i];
+    if (i >= 1) st[i - 1] = strides[i - 1];
+  }
+  CUtensorMapSwizzle const sw = swizzle == TmaSwizzle::k128B  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                : swizzle == TmaSwizzle::k64B ? CU_TENSOR_MAP_SWIZZLE_64B
+                                : swizzle == TmaSwizzle::k32B ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                              : CU_TENSOR_MAP_SWIZZLE_NONE;
+  CUresult const r = encode(reinterpret_cast<CUtensorMap*>(&out), type, cuuint32_t(rank), const_cast<void*>(base), d, st, lower, upper,
+                            channels_per_pixel, pixels_per_column, e, CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) return Status::device_error("im2col tensor map: cuTensorMapEncodeIm2col failed with CUresult " + s(int(r)));
+  return Status::success();
+}
 
 // A tiled map of a rank-`rank` array (1 to 5): dims[i] elements along dimension i (0 innermost,
 // contiguous), strides[i - 1] bytes between consecutive elements of dimension i >= 1, boxes of

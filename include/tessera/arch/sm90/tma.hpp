@@ -78,6 +78,36 @@ TESSERA_DEVICE inline void tma_load_3d_multicast(std::uint32_t dst, TmaDescripto
       : "memory");
 }
 
+// Im2col loads (a map from make_tensor_map_im2col): pixels_per_column pixels of channels_per_pixel
+// channels each into shared memory at `dst`, the first pixel at tensor coordinates (c, w, h, n)
+// (4-D, NHWC; the 3-D form drops h, the 5-D form adds d before n) and each read through the
+// filter offset (off_w, off_h) added to its coordinates; the pixels walk the map's bounding box
+// W first, then H (D), then N, by its element strides. Out-of-tensor pixels land as zeros.
+TESSERA_DEVICE inline void tma_load_im2col_3d(std::uint32_t dst, TmaDescriptor const* map, int c, int w, int n, std::uint32_t bar,
+                                              std::uint16_t off_w) {
+  TESSERA_TMA_BODY(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5], {%6};\n" ::"r"(
+          dst),
+      "l"(map), "r"(c), "r"(w), "r"(n), "r"(bar), "h"(off_w)
+      : "memory");
+}
+TESSERA_DEVICE inline void tma_load_im2col_4d(std::uint32_t dst, TmaDescriptor const* map, int c, int w, int h, int n, std::uint32_t bar,
+                                              std::uint16_t off_w, std::uint16_t off_h) {
+  TESSERA_TMA_BODY(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, "
+      "%8};\n" ::"r"(dst),
+      "l"(map), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar), "h"(off_w), "h"(off_h)
+      : "memory");
+}
+TESSERA_DEVICE inline void tma_load_im2col_5d(std::uint32_t dst, TmaDescriptor const* map, int c, int w, int h, int d, int n,
+                                              std::uint32_t bar, std::uint16_t off_w, std::uint16_t off_h, std::uint16_t off_d) {
+  TESSERA_TMA_BODY(
+      "cp.async.bulk.tensor.5d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5, %6}], [%7], "
+      "{%8, %9, %10};\n" ::"r"(dst),
+      "l"(map), "r"(c), "r"(w), "r"(h), "r"(d), "r"(n), "r"(bar), "h"(off_w), "h"(off_h), "h"(off_d)
+      : "memory");
+}
+
 // L2 eviction priorities for a load's lines (PTX createpolicy): kFirst for data read once (a decode
 // GEMM's weights), so that it replaces other streamed lines before anything another kernel left
 // in L2, dirty lines included; kLast for data read again soon.

@@ -53,37 +53,36 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
                                  cuuint32_t const*, cuuint32_t const*, CUtensorMapInterleave, CUtensorMapSwizzle,
                                  CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
-// The driver's cuTensorMapEncodeTiled (ABI of CUDA 12.0), or null without a driver.
+// The driver function `name` (ABI of CUDA 12.0) as Fn, or null without a driver.
+template <class Fn>
+Fn driver_entry(char const* name) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &found) != cudaSuccess || found != cudaDriverEntryPointSuccess) {
+    cudaGetLastError();  // leave no sticky error behind
+    return nullptr;
+  }
+  return reinterpret_cast<Fn>(p);
+}
+
 inline EncodeTiled encode_tiled() {
-  static EncodeTiled const fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found) != cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-      cudaGetLastError();  // leave no sticky error behind
-      return EncodeTiled{nullptr};
-    }
-    return reinterpret_cast<EncodeTiled>(p);
-  }();
+  static EncodeTiled const fn = driver_entry<EncodeTiled>("cuTensorMapEncodeTiled");
   return fn;
+}
+
+inline CUtensorMapSwizzle cu_swizzle(TmaSwizzle swizzle) {
+  return swizzle == TmaSwizzle::k128B  ? CU_TENSOR_MAP_SWIZZLE_128B
+         : swizzle == TmaSwizzle::k64B ? CU_TENSOR_MAP_SWIZZLE_64B
+         : swizzle == TmaSwizzle::k32B ? CU_TENSOR_MAP_SWIZZLE_32B
+                                       : CU_TENSOR_MAP_SWIZZLE_NONE;
 }
 
 using EncodeIm2col = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, cuuint64_t const*, cuuint64_t const*,
                                   int const*, int const*, cuuint32_t, cuuint32_t, cuuint32_t const*, CUtensorMapInterleave,
                                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
-// The driver's cuTensorMapEncodeIm2col (ABI of CUDA 12.0), or null without a driver.
 inline EncodeIm2col encode_im2col() {
-  static EncodeIm2col const fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", &p, 12000, cudaEnableDefault, &found) != cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-      cudaGetLastError();
-      return EncodeIm2col{nullptr};
-    }
-    return reinterpret_cast<EncodeIm2col>(p);
-  }();
+  static EncodeIm2col const fn = driver_entry<EncodeIm2col>("cuTensorMapEncodeIm2col");
   return fn;
 }
 
@@ -137,10 +136,7 @@ inline Status make_tensor_map_im2col(TmaDescriptor& out, CUtensorMapDataType typ
     e[i] = element_strides[i];
     if (i >= 1) st[i - 1] = strides[i - 1];
   }
-  CUtensorMapSwizzle const sw = swizzle == TmaSwizzle::k128B  ? CU_TENSOR_MAP_SWIZZLE_128B
-                                : swizzle == TmaSwizzle::k64B ? CU_TENSOR_MAP_SWIZZLE_64B
-                                : swizzle == TmaSwizzle::k32B ? CU_TENSOR_MAP_SWIZZLE_32B
-                                                              : CU_TENSOR_MAP_SWIZZLE_NONE;
+  CUtensorMapSwizzle const sw = detail::cu_swizzle(swizzle);
   CUresult const r = encode(reinterpret_cast<CUtensorMap*>(&out), type, cuuint32_t(rank), const_cast<void*>(base), d, st, lower, upper,
                             channels_per_pixel, pixels_per_column, e, CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -186,10 +182,7 @@ inline Status make_tensor_map(TmaDescriptor& out, CUtensorMapDataType type, int 
     e[i] = 1;
     if (i >= 1) s[i - 1] = strides[i - 1];
   }
-  CUtensorMapSwizzle const sw = swizzle == TmaSwizzle::k128B  ? CU_TENSOR_MAP_SWIZZLE_128B
-                                : swizzle == TmaSwizzle::k64B ? CU_TENSOR_MAP_SWIZZLE_64B
-                                : swizzle == TmaSwizzle::k32B ? CU_TENSOR_MAP_SWIZZLE_32B
-                                                              : CU_TENSOR_MAP_SWIZZLE_NONE;
+  CUtensorMapSwizzle const sw = detail::cu_swizzle(swizzle);
   CUresult const r = encode(reinterpret_cast<CUtensorMap*>(&out), type, cuuint32_t(rank), const_cast<void*>(base), d, s, b, e,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);

@@ -30,10 +30,13 @@
 #include "tessera/conv/implicit_gemm.hpp"
 #include "tessera/conv/problem.hpp"
 #include "tessera/conv/sm80/im2col_loader.hpp"
+#include "tessera/conv/sm90/im2col_loader.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/core/status.hpp"
 #include "tessera/gemm/data_parallel.hpp"
+#include "tessera/gemm/gemm.hpp"
 #include "tessera/gemm/sm80/kernel.hpp"
+#include "tessera/gemm/sm90/launch.hpp"
 
 namespace tessera::conv {
 
@@ -45,9 +48,11 @@ class Conv {
   using EX = typename Cfg::ElementX;
   using EW = typename Cfg::ElementW;
   using EY = typename Cfg::ElementY;
+  static constexpr bool hopper = GemmCfg::warp_specialized;
+  static_assert(!hopper || Cfg::direction == Direction::kFprop, "conv::Conv: the Hopper (Warpgroups) kernel runs Fprop so far; use a "
+                                                                "Warps<M, N> Config (the sm80 kernel, which runs on Hopper too) for Dgrad and Wgrad");
   using Loader = sm80::Loader<GemmCfg, typename Cfg::Direction>;
-  static_assert(!GemmCfg::warp_specialized, "conv::Conv: the Hopper (Warpgroups) convolution is in progress; use a Warps<M, N> "
-                                            "Config (the sm80 kernel, which runs on Hopper too)");
+  using Loader90 = sm90::Im2colLoader<GemmCfg>;
 
   // The three tensors; the direction reads two and writes the third: Fprop reads x and w and
   // writes y; Dgrad reads y (dY) and w and writes x (dX); Wgrad reads y (dY) and x and writes w (dW).
@@ -63,6 +68,7 @@ class Conv {
   static std::size_t workspace_size(Arguments const& a) {
     if (a.split_k <= 1 || !check(a.problem)) return 0;
     GemmShape const g = gemm_shape(a.problem, Cfg::direction);
+    if constexpr (hopper) return gemm::sm90::SplitK<GemmCfg>::workspace_bytes(std::size_t(work_grid(a).padded_tiles()), a.split_k);
     return std::size_t(a.split_k) * std::size_t(a.problem.groups) * std::size_t(g.m) * std::size_t(g.n) * sizeof(float);
   }
 
@@ -96,6 +102,20 @@ class Conv {
     if (runtime::current_device(device) != runtime::kSuccess || (major = runtime::compute_capability_major(device)) == 0)
       return Status::device_error("conv::Conv: no CUDA device is available; run on a machine with an NVIDIA GPU");
     if (major < 8) return fail("the sm80 kernel needs compute capability 8.0 or newer (this device is " + s(major) + ".x)");
+    if constexpr (hopper) {
+      if (major != 9) return fail("the Hopper kernel (Warpgroups) runs on compute capability 9.0 only (this device is " + s(major) +
+                                  ".x); use a Warps<M, N> Config");
+      cudaFuncAttributes attributes{};
+      if (cudaFuncGetAttributes(&attributes, gemm::sm90::gemm_kernel<GemmCfg, Loader90>) != cudaSuccess ||
+          !gemm::sm90::built_for_sm90a(attributes)) {
+        cudaGetLastError();
+        return fail("this binary holds no sm_90a code of the Hopper kernel; build with CMAKE_CUDA_ARCHITECTURES=90a");
+      }
+      typename Loader90::Params probe{};  // the TMA maps' limits (corners, strides, channels)
+      TESSERA_RETURN_IF_ERROR(Loader90::make(p, a.x, a.w, probe));
+      if (reinterpret_cast<std::uintptr_t>(a.y) % 16 != 0 || p.k % 8 != 0)
+        return Status::misaligned("conv::Conv: the Hopper kernel stores Y with TMA: y 16-byte aligned and K a multiple of 8");
+    }
     if (GemmCfg::smem_bytes > runtime::max_shared_memory_per_block(device))
       return fail("the Config needs " + s(GemmCfg::smem_bytes) + " bytes of shared memory, more than the device allows; use fewer Stages");
     return Status::success();
@@ -106,6 +126,40 @@ class Conv {
     if (a.split_k > 1 && workspace == nullptr)
       return Status::workspace_too_small("conv::Conv: split_k = " + std::to_string(a.split_k) + " needs workspace_size(args) = " +
                                          std::to_string(workspace_size(a)) + " bytes; pass a workspace of that size");
+    if constexpr (hopper) return run_sm90(a, workspace, stream);
+    else return run_sm80(a, workspace, stream);
+  }
+
+ private:
+  // The Hopper kernel: the GEMM's sm90 Kernel with the im2col loader; groups are batch entries.
+  static gemm::sm90::WorkGrid work_grid(Arguments const& a) {
+    GemmShape const g = gemm_shape(a.problem, Cfg::direction);
+    int const k_tiles = int((g.k + GemmCfg::BK - 1) / GemmCfg::BK), split = std::max(1, a.split_k);
+    return gemm::sm90::WorkGrid{int((g.m + GemmCfg::BM - 1) / GemmCfg::BM), int((g.n + GemmCfg::BN - 1) / GemmCfg::BN), a.problem.groups,
+                                k_tiles, split, (k_tiles + split - 1) / split, 8, 1, 1};
+  }
+  static Status run_sm90(Arguments const& a, void* workspace, cudaStream_t stream) {
+    Problem const& pr = a.problem;
+    GemmShape const g = gemm_shape(pr, Cfg::direction);
+    gemm::sm90::Params<GemmCfg, Loader90> p{};
+    TESSERA_RETURN_IF_ERROR(Loader90::make(pr, a.x, a.w, p.load));
+    gemm::Arguments<GemmCfg> d;  // the output as the epilogue's D: N P Q rows of K / g, a group's K / g columns apart
+    d.m = int(g.m);
+    d.n = int(g.n);
+    d.k = int(g.k);
+    d.d = a.y;
+    d.ldd = pr.k;
+    d.batch_count = pr.groups;
+    d.batch_stride_d = pr.k_per_group();
+    d.epilogue = a.epilogue;
+    TESSERA_RETURN_IF_ERROR(gemm::sm90::Epilogue<GemmCfg>::make(d, true, stream, p.epilogue));
+    p.grid = work_grid(a);
+    TESSERA_RETURN_IF_ERROR(
+        gemm::sm90::SplitK<GemmCfg>::make(p.grid.k_splits, std::size_t(p.grid.padded_tiles()), workspace, false, stream, p.split));
+    return gemm::sm90::launch(p, true, stream);
+  }
+
+  static Status run_sm80(Arguments const& a, void* workspace, cudaStream_t stream) {
     Problem const& pr = a.problem;
     GemmShape const g = gemm_shape(pr, Cfg::direction);
     typename Loader::Params p{};

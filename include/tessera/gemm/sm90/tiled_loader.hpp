@@ -108,11 +108,11 @@ struct TiledLoader {
     }
   }
 
- private:
   // Part `part` of `Parts` of one operand's k-tile (with L2 cache policy `policy` if Hint),
   // multicast to the blocks in `mask` when shared: a K-major operand's part is a box of (BK,
   // Rows / Parts) rows of 128 bytes at (k0, its first row); an MN-major one is boxes of (64, BK)
   // at (its 64-row block, k0), each filling a block of 64 x 128 bytes.
+  // (Public: a convolution's loader loads its filters, the GEMM's B, with it.)
   template <bool KMajor, int Rows, int Parts, bool Hint>
   TESSERA_DEVICE static void load(char* dst, arch::sm90::TmaDescriptor const* map, int k0, int mn0, int batch, std::uint32_t bar,
                                   int part, std::uint16_t mask, std::uint64_t policy) {

@@ -52,13 +52,16 @@ struct RowGather {
       : row0(tid / per_row), col((tid % per_row) * E), dst(std::uint32_t(Smem::layout()(tid / per_row, (tid % per_row) * E)) * sizeof(T)) {}
   // The tile row of this thread's i-th row.
   TESSERA_DEVICE int row(int i) const { return row0 + i * row_step; }
+  // `valid`: an address in the tensor that a zero row names instead (cp.async reads nothing from
+  // it, as copy_tile does past an edge).
   template <class Source>
-  TESSERA_DEVICE void copy(std::uint32_t stage, Source&& source) const {
+  TESSERA_DEVICE void copy(std::uint32_t stage, T const* valid, Source&& source) const {
     TESSERA_UNROLL
     for (int i = 0; i < rows; ++i) {
       if (Rows % row_step != 0 && row(i) >= Rows) break;
       T const* const src = source(i);
-      arch::cp_async_zfill<16>(stage + dst + std::uint32_t(i * row_step * Cols * int(sizeof(T))), src, src != nullptr ? 16 : 0);
+      arch::cp_async_zfill<16>(stage + dst + std::uint32_t(i * row_step * Cols * int(sizeof(T))), src != nullptr ? src : valid,
+                               src != nullptr ? 16 : 0);
     }
   }
 };
@@ -112,7 +115,7 @@ struct FpropLoader : LoaderBase<GemmCfg> {
     Problem const& pr = p.problem;
     KTile const t = k_tile(pr, BK, this->k_begin + kt);
     auto const* const x = p.a + this->w.batch * p.batch_stride_a + t.c0 + gather.col;
-    gather.copy(Base::stage_a(smem, stage), [&](int i) -> decltype(x) {
+    gather.copy(Base::stage_a(smem, stage), x, [&](int i) -> decltype(x) {
       Array<int, 3> at{};
       bool in = n[i] >= 0;
       TESSERA_UNROLL
@@ -158,7 +161,7 @@ struct DgradLoader : LoaderBase<GemmCfg> {
     Problem const& pr = p.problem;
     KTile const t = k_tile_of(pr, this->k_begin + kt);  // (tap, first filter of the group's)
     auto const* const dy = p.a + this->w.batch * p.batch_stride_a + t.c0 + gather.col;
-    gather.copy(Base::stage_a(smem, stage), [&](int i) -> decltype(dy) {
+    gather.copy(Base::stage_a(smem, stage), dy, [&](int i) -> decltype(dy) {
       Array<int, 3> o{};
       bool in = n[i] >= 0;
       TESSERA_UNROLL
@@ -210,9 +213,9 @@ struct WgradLoader : LoaderBase<GemmCfg> {
     Problem const& pr = p.problem;
     copy_a.template copy<false>(Base::stage_a(smem, stage), p.k, p.m);
     copy_a.advance(BK, 0, p.lda);
-    auto const* const x = p.b + this->w.batch * p.batch_stride_b + column.channel;
+    auto const* const x = p.b + this->w.batch * p.batch_stride_b + max(column.channel, 0);
     int const k0 = (this->k_begin + kt) * BK;
-    gather.copy(Base::stage_b(smem, stage), [&](int i) -> decltype(x) {
+    gather.copy(Base::stage_b(smem, stage), p.b + this->w.batch * p.batch_stride_b, [&](int i) -> decltype(x) {
       int const row = k0 + gather.row(i);
       if (row >= p.k || column.channel < 0) return nullptr;
       Pixel const o = output_pixel(pr, row);

@@ -26,6 +26,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "tessera/core/concepts.hpp"
 #include "tessera/core/config.hpp"
 #include "tessera/core/tuple.hpp"
 
@@ -73,9 +74,6 @@ struct AnyValue {
   template <class T>
   operator T() const;
 };
-
-template <class...>
-inline constexpr bool dependent_false = false;
 
 // A makes stage S: A is S, or the one value of a stage with one field (a stage of more fields made
 // from one value would leave the others empty: a ScaleShift's shift, an Optional's switch).
@@ -134,7 +132,7 @@ struct Chain {
   template <class Tag = void>
     requires(sizeof...(Stages) >= 2)
   TESSERA_HD constexpr Chain(detail::TooFewInitializers) {
-    static_assert(detail::dependent_false<Tag>, "epilogue::Chain: not one initializer per stage; give every stage in the chain's "
+    static_assert(dependent_false<Tag>, "epilogue::Chain: not one initializer per stage; give every stage in the chain's "
                                                 "order (Epi{d_bias, {}}), or use Epi::make(d_bias), which leaves parameterless "
                                                 "stages at the end empty");
   }

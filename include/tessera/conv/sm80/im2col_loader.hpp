@@ -52,6 +52,19 @@ struct RowGather {
       : row0(tid / per_row), col((tid % per_row) * E), dst(std::uint32_t(Smem::layout()(tid / per_row, (tid % per_row) * E)) * sizeof(T)) {}
   // The tile row of this thread's i-th row.
   TESSERA_DEVICE int row(int i) const { return row0 + i * row_step; }
+  // Each of this thread's rows as a pixel of the tile from row `first`: its image (-1 at or past
+  // `extent` rows) and base(dim, pixel), its first coordinate in each dimension.
+  template <class PixelOf, class BaseOf>
+  TESSERA_DEVICE void pixels(int first, int extent, PixelOf&& pixel_of, BaseOf&& base_of, int (&n)[rows],
+                             Array<int, 3> (&base)[rows]) const {
+    TESSERA_UNROLL
+    for (int i = 0; i < rows; ++i) {
+      Pixel const x = pixel_of(first + row(i));
+      n[i] = first + row(i) < extent ? x.n : -1;
+      TESSERA_UNROLL
+      for (int dim = 0; dim < 3; ++dim) base[i][dim] = base_of(dim, x);
+    }
+  }
   // `valid`: an address in the tensor that a zero row names instead (cp.async reads nothing from
   // it, as copy_tile does past an edge).
   template <class Source>
@@ -101,14 +114,9 @@ struct FpropLoader : LoaderBase<GemmCfg> {
 
   TESSERA_DEVICE FpropLoader(Params const& p, gemm::WorkItem const& w, int tid)
       : Base(p, w), gather(tid), copy_b(p.b + w.batch * p.batch_stride_b, p.ldb, w.tn * BN, this->k_begin * BK, tid) {
-    TESSERA_UNROLL
-    for (int i = 0; i < Gather::rows; ++i) {
-      int const row = w.tm * BM + gather.row(i);
-      Pixel const o = output_pixel(p.problem, row);
-      n[i] = row < p.m ? o.n : -1;
-      TESSERA_UNROLL
-      for (int dim = 0; dim < 3; ++dim) base[i][dim] = input_coord(p.problem, dim, o.at[dim], 0);
-    }
+    gather.pixels(
+        w.tm * BM, p.m, [&](int row) { return output_pixel(p.problem, row); },
+        [&](int dim, Pixel const& o) { return input_coord(p.problem, dim, o.at[dim], 0); }, n, base);
   }
 
   TESSERA_DEVICE void operator()(Params const& p, char* smem, int stage, int kt) {
@@ -147,14 +155,9 @@ struct DgradLoader : LoaderBase<GemmCfg> {
   int tid;
 
   TESSERA_DEVICE DgradLoader(Params const& p, gemm::WorkItem const& w, int tid_) : Base(p, w), gather(tid_), tid(tid_) {
-    TESSERA_UNROLL
-    for (int i = 0; i < Gather::rows; ++i) {
-      int const row = w.tm * BM + gather.row(i);
-      Pixel const x = input_pixel(p.problem, row);
-      n[i] = row < p.m ? x.n : -1;
-      TESSERA_UNROLL
-      for (int dim = 0; dim < 3; ++dim) base[i][dim] = x.at[dim] + p.problem.pad_before[dim];
-    }
+    gather.pixels(
+        w.tm * BM, p.m, [&](int row) { return input_pixel(p.problem, row); },
+        [&](int dim, Pixel const& x) { return x.at[dim] + p.problem.pad_before[dim]; }, n, base);
   }
 
   TESSERA_DEVICE void operator()(Params const& p, char* smem, int stage, int kt) {

@@ -1,20 +1,16 @@
-// dependent_false and the concepts later layers constrain their templates with.
+// The concepts later layers constrain their templates with (dependent_false is in core/config.hpp).
 #pragma once
 
 #include <concepts>
 #include <type_traits>
 
+#include "tessera/core/config.hpp"
 #include "tessera/core/integral.hpp"
 #include "tessera/core/int_tuple.hpp"
 #include "tessera/core/layout.hpp"
 #include "tessera/core/tuple.hpp"
 
 namespace tessera {
-
-// For the primary template of something with no general definition:
-//   static_assert(dependent_false<T>, "WarpMma: no atom for these types; see atom/sm80.hpp");
-template <class...>
-inline constexpr bool dependent_false = false;
 
 // A leaf of a shape or stride: a run-time integer or a static C<N>.
 template <class T>

@@ -111,3 +111,11 @@
       if (!(cond)) { TESSERA_UNREACHABLE(msg); }                                           \
     } while (0)
 #endif
+
+namespace tessera {
+// For the primary template of something with no general definition (a static_assert that only
+// fires when instantiated):
+//   static_assert(dependent_false<T>, "WarpMma: no atom for these types; see atom/sm80.hpp");
+template <class...>
+inline constexpr bool dependent_false = false;
+}  // namespace tessera

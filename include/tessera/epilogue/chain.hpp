@@ -26,7 +26,6 @@
 #include <type_traits>
 #include <utility>
 
-#include "tessera/core/concepts.hpp"
 #include "tessera/core/config.hpp"
 #include "tessera/core/tuple.hpp"
 

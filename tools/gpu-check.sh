@@ -20,12 +20,22 @@ device=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --forma
 
 # ---- build -------------------------------------------------------------------------------------
 build=build/gpu
-if ! { cmake --preset gpu -B "$build" && cmake --build "$build" -j "${JOBS:-16}"; } > "$out/build.log" 2>&1; then
+if [ -n "${PREBUILT:-}" ]; then
+  # Binaries built elsewhere and staged by tools/gpu-stage.sh: no build here. ctest's files name
+  # the staging checkout's paths, which are made to point at this one.
+  staged_from=$(cat "$PREBUILT/.staged_from")
+  rm -rf "$build" && cp -a "$PREBUILT" "$build"
+  if [ "$staged_from" != "$TESSERA_ROOT" ] && [ ! -e "$staged_from" ]; then
+    mkdir -p "$(dirname "$staged_from")" && ln -s "$TESSERA_ROOT" "$staged_from"
+  fi
+  note "build: staged binaries from $PREBUILT (built elsewhere)"
+elif ! { cmake --preset gpu -B "$build" && cmake --build "$build" -j "${JOBS:-16}"; } > "$out/build.log" 2>&1; then
   tail -40 "$out/build.log"
   echo "gpu-check: BUILD FAILED (log: $out/build.log)"
   exit 1
+else
+  note "build: ok ($(grep -c '^\[' "$out/build.log") steps)"
 fi
-note "build: ok ($(grep -c '^\[' "$out/build.log") steps)"
 
 sections=" ${SECTIONS:-tests examples sanitizers benches} "
 want() { [[ "$sections" == *" $1 "* ]]; }
@@ -54,25 +64,36 @@ done
 # case alone (several tiles a block: the stages and staging buffers reused), timed.
 device_tests="$build/test/tessera_device_tests"
 small_filter='~[stress]~[large]~[fuzz]~[persistent]'
+# SANITIZERS picks the tools (default: all three), SANITIZER_TIMEOUT the seconds each run may take.
+tools=" ${SANITIZERS:-memcheck racecheck synccheck} "
+# Each test case's duration is printed as it ends, so that a run cut off by its timeout shows how
+# far it came.
+sanitize() {  # tool, log, catch2 filter...
+  local tool=$1 log=$2 start rc
+  shift 2
+  start=$(date +%s)
+  timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 99 "$device_tests" --durations yes "$@" >> "$log" 2>&1
+  rc=$?
+  local took=$(($(date +%s) - start)) result
+  result=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)
+  case $rc in
+    0) echo "${result:-clean} in $took s" ;;
+    124) echo "TIMED OUT after $took s, $(grep -c ' s: ' "$log") test cases done (see $(basename "$log"))" ;;
+    *) echo "FAILED (${result:-exit $rc}) in $took s (see $(basename "$log"))" ;;
+  esac
+}
 for tool in memcheck racecheck synccheck; do
-  want sanitizers || continue
-  if TESSERA_TEST_SMALL=1 timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 99 "$device_tests" "$small_filter" \
-       > "$out/sanitizer-$tool.log" 2>&1; then
-    note "compute-sanitizer $tool: $(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" || echo clean)"
-  else
-    status=1
-    note "compute-sanitizer $tool: FAILED ($(grep -m1 'ERROR SUMMARY' "$out/sanitizer-$tool.log" || echo 'see log'))"
-  fi
+  want sanitizers && [[ "$tools" == *" $tool "* ]] || continue
+  : > "$out/sanitizer-$tool.log"
+  result=$(TESSERA_TEST_SMALL=1 sanitize "$tool" "$out/sanitizer-$tool.log" "$small_filter")
+  [[ "$result" == "TIMED OUT"* || "$result" == FAILED* ]] && status=1
+  note "compute-sanitizer $tool: $result"
 done
 for tool in racecheck synccheck; do
-  want sanitizers || continue
-  start=$(date +%s)
-  if timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 99 "$device_tests" '[persistent]' >> "$out/sanitizer-$tool.log" 2>&1; then
-    note "compute-sanitizer $tool, persistent case: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tail -1) in $(($(date +%s) - start)) s"
-  else
-    status=1
-    note "compute-sanitizer $tool, persistent case: FAILED after $(($(date +%s) - start)) s (see sanitizer-$tool.log)"
-  fi
+  want sanitizers && [[ "$tools" == *" $tool "* ]] || continue
+  result=$(sanitize "$tool" "$out/sanitizer-$tool.log" '[persistent]')
+  [[ "$result" == "TIMED OUT"* || "$result" == FAILED* ]] && status=1
+  note "compute-sanitizer $tool, persistent case: $result"
 done
 
 # ---- benches -----------------------------------------------------------------------------------

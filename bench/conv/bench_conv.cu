@@ -10,8 +10,7 @@
 #include <cudnn.h>
 
 #include <cstdlib>
-#include <random>
-#include <vector>
+#include <memory>
 
 #include "bench_util.hpp"
 #include "tessera/conv/conv.hpp"
@@ -68,22 +67,20 @@ void resnet50(benchmark::internal::Benchmark* b) {
   b->UseManualTime()->Repetitions(10)->ReportAggregatesOnly(true)->Unit(benchmark::kMicrosecond);
 }
 
-// The tensors of a problem, random normal (full mantissas).
+// The tensors of a problem, random normal (full mantissas), filled on the device; kept between
+// benchmarks so that the implementations of one problem share them.
 template <class E>
 struct Tensors {
+  conv::Problem p;
   E *x = nullptr, *w = nullptr, *y = nullptr;
-  explicit Tensors(conv::Problem const& p) {
-    std::mt19937 rng(1);
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    auto make = [&](E*& d, std::int64_t count) {
-      std::vector<E> h(static_cast<std::size_t>(count));
-      for (auto& v : h) v = E(normal(rng));
-      TESSERA_BENCH_CUDA(cudaMalloc(&d, h.size() * sizeof(E)));
-      TESSERA_BENCH_CUDA(cudaMemcpy(d, h.data(), h.size() * sizeof(E), cudaMemcpyHostToDevice));
+  explicit Tensors(conv::Problem const& p_) : p(p_) {
+    auto make = [&](E*& d, std::int64_t count, unsigned seed) {
+      TESSERA_BENCH_CUDA(cudaMalloc(&d, std::size_t(count) * sizeof(E)));
+      bench::fill_random(d, std::size_t(count), seed);
     };
-    make(x, p.input_elements());
-    make(w, p.filter_elements());
-    make(y, p.output_elements());
+    make(x, p.input_elements(), 1);
+    make(w, p.filter_elements(), 2);
+    make(y, p.output_elements(), 3);
   }
   ~Tensors() {
     cudaFree(x);
@@ -91,31 +88,42 @@ struct Tensors {
     cudaFree(y);
   }
 };
+template <class E>
+Tensors<E>& tensors(conv::Problem const& p) {
+  static std::unique_ptr<Tensors<E>> cached;
+  auto const same = [&](conv::Problem const& q) {
+    return q.n == p.n && q.h == p.h && q.w == p.w && q.c == p.c && q.k == p.k && q.r == p.r && q.stride[1] == p.stride[1];
+  };
+  if (!cached || !same(cached->p)) {
+    cached.reset();
+    cached = std::make_unique<Tensors<E>>(p);
+  }
+  return *cached;
+}
 
 void counters(benchmark::State& state, conv::Problem const& p) {
   state.counters["TFLOP/s"] = benchmark::Counter(2.0 * double(p.macs()) * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// Fprop on the Hopper kernel (TMA im2col into the GEMM's sm90 Kernel), Dgrad and Wgrad on the
-// sm80 one (cp.async gathers) until their Hopper loaders land.
+// Fprop runs the Hopper kernel (TMA im2col into the GEMM's sm90 Kernel) with the output-channel
+// tile chosen by K (a 256-wide tile over K = 64 would compute four times the work); Dgrad and
+// Wgrad the sm80 one (cp.async gathers) until their Hopper loaders land.
+template <class E, int BN, int S>
+using Fprop90 = conv::Config<arch::Sm90, E, E, E, float, conv::Fprop, gemm::BlockTile<128, BN, 64>, gemm::Warpgroups<2>, gemm::Stages<S>>;
 template <class E, class Dir>
-using BenchConfig = std::conditional_t<
-    std::is_same_v<Dir, conv::Fprop>,
-    conv::Config<arch::Sm90, E, E, E, float, Dir, gemm::BlockTile<128, 256, 64>, gemm::Warpgroups<2>, gemm::Stages<4>>,
-    conv::Config<arch::Sm80, E, E, E, float, Dir, gemm::BlockTile<128, 128, 32>, gemm::Warps<2, 2>, gemm::Stages<4>>>;
+using Conv80 = conv::Config<arch::Sm80, E, E, E, float, Dir, gemm::BlockTile<128, 128, 32>, gemm::Warps<2, 2>, gemm::Stages<4>>;
 
-template <class E, class Dir>
-void BM_tessera(benchmark::State& state) {
-  using Cfg = BenchConfig<E, Dir>;
-  conv::Problem const p = layer(state);
-  Tensors<E> t(p);
+template <class Cfg>
+void run_tessera(benchmark::State& state, conv::Problem const& p) {
+  using E = typename Cfg::ElementX;
+  Tensors<E>& t = tensors<E>(p);
   typename conv::Conv<Cfg>::Arguments args;
   args.problem = p;
   args.x = t.x;
   args.w = t.w;
   args.y = t.y;
   // Wgrad's K (N P Q) is long and its output small: split it until the tiles fill the GPU.
-  if constexpr (std::is_same_v<Dir, conv::Wgrad>) args.split_k = 8;
+  if constexpr (Cfg::direction == conv::Direction::kWgrad) args.split_k = 8;
   void* workspace = nullptr;
   std::size_t const bytes = conv::Conv<Cfg>::workspace_size(args);
   if (bytes > 0) TESSERA_BENCH_CUDA(cudaMalloc(&workspace, bytes));
@@ -129,11 +137,30 @@ void BM_tessera(benchmark::State& state) {
   cudaFree(workspace);
 }
 
+// The library's pick for the problem.
+template <class E, class Dir>
+void BM_tessera(benchmark::State& state) {
+  conv::Problem const p = layer(state);
+  if constexpr (std::is_same_v<Dir, conv::Fprop>) {
+    if (p.k <= 64) run_tessera<Fprop90<E, 64, 8>>(state, p);
+    else if (p.k <= 128) run_tessera<Fprop90<E, 128, 6>>(state, p);
+    else run_tessera<Fprop90<E, 256, 4>>(state, p);
+  } else {
+    run_tessera<Conv80<E, Dir>>(state, p);
+  }
+}
+
+// One Config on every layer (the rows that show what the pick leaves).
+template <class Cfg>
+void BM_config(benchmark::State& state) {
+  run_tessera<Cfg>(state, layer(state));
+}
+
 // cuDNN on the same problem and tensors: NHWC descriptors, the filter KRSC, cross-correlation.
 template <class E, class Dir>
 void BM_cudnn(benchmark::State& state) {
   conv::Problem const p = layer(state);
-  Tensors<E> t(p);
+  Tensors<E>& t = tensors<E>(p);
   cudnnTensorDescriptor_t xd, yd;
   cudnnFilterDescriptor_t wd;
   cudnnConvolutionDescriptor_t cd;
@@ -193,6 +220,9 @@ BENCHMARK(BM_tessera<bfloat16_t, conv::Dgrad>)->Name("conv_bf16_dgrad/tessera")-
 BENCHMARK(BM_cudnn<bfloat16_t, conv::Dgrad>)->Name("conv_bf16_dgrad/cudnn")->Apply(resnet50);
 BENCHMARK(BM_tessera<bfloat16_t, conv::Wgrad>)->Name("conv_bf16_wgrad/tessera")->Apply(resnet50);
 BENCHMARK(BM_cudnn<bfloat16_t, conv::Wgrad>)->Name("conv_bf16_wgrad/cudnn")->Apply(resnet50);
+BENCHMARK(BM_config<Fprop90<bfloat16_t, 64, 8>>)->Name("conv_bf16_fprop/tessera_128x64_s8")->Apply(resnet50);
+BENCHMARK(BM_config<Fprop90<bfloat16_t, 128, 6>>)->Name("conv_bf16_fprop/tessera_128x128_s6")->Apply(resnet50);
+BENCHMARK(BM_config<Fprop90<bfloat16_t, 256, 4>>)->Name("conv_bf16_fprop/tessera_128x256_s4")->Apply(resnet50);
 BENCHMARK(BM_tessera<half_t, conv::Fprop>)->Name("conv_f16_fprop/tessera")->Apply(resnet50);
 BENCHMARK(BM_cudnn<half_t, conv::Fprop>)->Name("conv_f16_fprop/cudnn")->Apply(resnet50);
 

@@ -76,26 +76,7 @@ struct CudaType<std::int32_t> {
   static constexpr cudaDataType_t value = CUDA_R_32I;
 };
 
-// Non-zero pseudo-random values from a hash of the index: integers -7 to 7 but 0 (0 -> 1), over 8
-// for floating-point types. Written on the device: a host fill (8192^3's operands are 128 M values
-// on one core) would be paid at every change of problem, which the benches' random interleaving
-// makes frequent.
-template <class T>
-__global__ void fill_kernel(T* p, std::size_t count, unsigned seed) {
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x) {
-    unsigned s = (unsigned(i) ^ unsigned(i >> 32) * 0x27d4eb2du) * 2654435761u + seed * 0x9e3779b9u;
-    s ^= s >> 16;
-    s *= 0x85ebca6bu;
-    s ^= s >> 13;
-    s *= 0xc2b2ae35u;
-    s ^= s >> 16;
-    int const v = int(s % 15u) - 7;
-    if constexpr (std::is_integral_v<T>) p[i] = T(v == 0 ? 1 : v);
-    else p[i] = T(float(v == 0 ? 1 : v) / 8.0f);
-  }
-}
-
-// Device operands for one problem, filled with non-zero pseudo-random values.
+// Device operands for one problem, filled with random normal values (bench::fill_random).
 template <class EA, class ED>
 struct Problem {
   int m, n, k;
@@ -120,9 +101,7 @@ struct Problem {
   }
   template <class T>
   static void fill(T* p, std::size_t count, unsigned seed) {
-    fill_kernel<<<1024, 256>>>(p, count, seed);
-    TESSERA_BENCH_CUDA(cudaGetLastError());
-    TESSERA_BENCH_CUDA(cudaDeviceSynchronize());
+    bench::fill_random(p, count, seed);
   }
 };
 

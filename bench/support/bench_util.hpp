@@ -10,9 +10,12 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #define TESSERA_BENCH_CUDA(expr)                                                                 \
   do {                                                                                           \
@@ -42,6 +45,42 @@ class L2Flusher {
   void* buf_ = nullptr;
   std::size_t bytes_ = 0;
 };
+
+namespace detail {
+__device__ inline unsigned mix(unsigned s) {  // a 32-bit finalizer (MurmurHash3's)
+  s ^= s >> 16;
+  s *= 0x85ebca6bu;
+  s ^= s >> 13;
+  s *= 0xc2b2ae35u;
+  s ^= s >> 16;
+  return s;
+}
+// Element i of stream `seed`: standard normal values (Box-Muller over two hashed uniforms), full
+// mantissas like real activations, for floating-point T; integers -7 to 7 but 0 for integral T.
+template <class T>
+__global__ void fill_kernel(T* p, std::size_t count, unsigned seed) {
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x) {
+    unsigned const h = mix(unsigned(i) ^ mix(unsigned(i >> 32) + seed * 0x9e3779b9u));
+    if constexpr (std::is_integral_v<T>) {
+      int const v = int(h % 15u) - 7;
+      p[i] = T(v == 0 ? 1 : v);
+    } else {
+      float const u1 = (float(h >> 8) + 1.0f) * (1.0f / 16777217.0f), u2 = float(mix(h ^ 0x5bd1e995u) >> 8) * (1.0f / 16777216.0f);
+      p[i] = T(sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2));
+    }
+  }
+}
+}  // namespace detail
+
+// Fills `count` elements at device pointer p with detail::fill_kernel's values (random normal for
+// floating-point types), on the device: a host fill of 100 M values takes seconds on one core, paid
+// again at each change of problem under the benches' random interleaving.
+template <class T>
+void fill_random(T* p, std::size_t count, unsigned seed) {
+  detail::fill_kernel<<<1024, 256>>>(p, count, seed);
+  TESSERA_BENCH_CUDA(cudaGetLastError());
+  TESSERA_BENCH_CUDA(cudaDeviceSynchronize());
+}
 
 // Times `launch()` with events after an L2 flush; returns seconds.
 template <class Launch>

@@ -4,13 +4,16 @@
 // (its workspace given: up to 256 MiB). Work: 2 N P Q K R S C FLOP per direction; the rate is
 // TFLOP/s. The ratio (cuDNN's time over ours) is what tessera-perf-report prints.
 //
-// Fprop runs the Hopper kernel (TMA im2col), Dgrad and Wgrad the sm80 one (mma.sync; their Hopper
-// loaders come next), so those two are expected well below cuDNN on an H100: this bench is the
-// scoreboard the kernels are measured on. Layers with C = 3 (the stem) need the small-channel path and are cuDNN-only rows.
+// All three directions run the Hopper kernel (TMA im2col) but strided Dgrad, which runs the sm80
+// one: this bench is the scoreboard the kernels are measured on. Layers with C = 3 (the stem) need
+// the small-channel path and are not here yet.
 #include <cudnn.h>
 
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <string>
+#include <typeinfo>
 
 #include "bench_util.hpp"
 #include "tessera/conv/conv.hpp"
@@ -64,7 +67,7 @@ void resnet50(benchmark::internal::Benchmark* b) {
     b->Args({n, 7, 7, 512, 512, 3, 1});     // conv5_x 3x3
     b->Args({n, 56, 56, 128, 128, 3, 2});   // conv3_1 3x3 stride 2
   }
-  b->UseManualTime()->Repetitions(10)->ReportAggregatesOnly(true)->Unit(benchmark::kMicrosecond);
+  b->UseManualTime()->MinTime(0.05)->Repetitions(5)->ReportAggregatesOnly(true)->Unit(benchmark::kMicrosecond);
 }
 
 // The tensors of a problem, random normal (full mantissas), filled on the device; kept between
@@ -105,11 +108,16 @@ void counters(benchmark::State& state, conv::Problem const& p) {
   state.counters["TFLOP/s"] = benchmark::Counter(2.0 * double(p.macs()) * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// Fprop runs the Hopper kernel (TMA im2col into the GEMM's sm90 Kernel) with the output-channel
-// tile chosen by K (a 256-wide tile over K = 64 would compute four times the work); Dgrad and
-// Wgrad the sm80 one (cp.async gathers) until their Hopper loaders land.
+// The Hopper kernel (TMA im2col into the GEMM's sm90 Kernel) with the GEMM's N tile chosen by its
+// extent (Fprop K, Dgrad C: a 256-wide tile over 64 columns would compute four times the work)
+// and Wgrad split automatically; strided Dgrad on the sm80 kernel (cp.async gathers).
 template <class E, int BN, int S>
 using Fprop90 = conv::Config<arch::Sm90, E, E, E, float, conv::Fprop, gemm::BlockTile<128, BN, 64>, gemm::Warpgroups<2>, gemm::Stages<S>>;
+template <class E, int BN, int S>
+using Dgrad90 = conv::Config<arch::Sm90, E, E, E, float, conv::Dgrad, gemm::BlockTile<128, BN, 64>, gemm::Warpgroups<2>, gemm::Stages<S>>;
+template <class E, int BM>
+using Wgrad90 = conv::Config<arch::Sm90, E, E, E, float, conv::Wgrad, gemm::BlockTile<BM, 256, 64>, gemm::Warpgroups<BM / 64>,
+                             gemm::Stages<4>>;
 template <class E, class Dir>
 using Conv80 = conv::Config<arch::Sm80, E, E, E, float, Dir, gemm::BlockTile<128, 128, 32>, gemm::Warps<2, 2>, gemm::Stages<4>>;
 
@@ -123,7 +131,7 @@ void run_tessera(benchmark::State& state, conv::Problem const& p) {
   args.w = t.w;
   args.y = t.y;
   // Wgrad's K (N P Q) is long and its output small: split it until the tiles fill the GPU.
-  if constexpr (Cfg::direction == conv::Direction::kWgrad) args.split_k = 8;
+  if constexpr (Cfg::direction == conv::Direction::kWgrad) args.split_k = 0;
   void* workspace = nullptr;
   std::size_t const bytes = conv::Conv<Cfg>::workspace_size(args);
   if (bytes > 0) TESSERA_BENCH_CUDA(cudaMalloc(&workspace, bytes));
@@ -145,8 +153,15 @@ void BM_tessera(benchmark::State& state) {
     if (p.k <= 64) run_tessera<Fprop90<E, 64, 8>>(state, p);
     else if (p.k <= 128) run_tessera<Fprop90<E, 128, 6>>(state, p);
     else run_tessera<Fprop90<E, 256, 4>>(state, p);
+  } else if constexpr (std::is_same_v<Dir, conv::Dgrad>) {
+    // Strided Dgrad runs the sm80 kernel (which computes the terms the stride leaves zero).
+    if (p.stride[1] > 1) run_tessera<Conv80<E, Dir>>(state, p);
+    else if (p.c <= 64) run_tessera<Dgrad90<E, 64, 8>>(state, p);
+    else if (p.c <= 128) run_tessera<Dgrad90<E, 128, 6>>(state, p);
+    else run_tessera<Dgrad90<E, 256, 4>>(state, p);
   } else {
-    run_tessera<Conv80<E, Dir>>(state, p);
+    if (p.k <= 64) run_tessera<Wgrad90<E, 64>>(state, p);
+    else run_tessera<Wgrad90<E, 128>>(state, p);
   }
 }
 
@@ -180,26 +195,39 @@ void BM_cudnn(benchmark::State& state) {
   TESSERA_BENCH_CUDA(cudaMalloc(&workspace, limit));
   float const one = 1.0f, zero = 0.0f;
   int found = 0;
+  // cudnnFind...Ex times every algorithm: once per problem, not at each of Google Benchmark's calls.
+  static std::map<std::string, int> algos;
+  std::string key = std::string(typeid(E).name()) + typeid(Dir).name();
+  for (int i = 0; i < 7; ++i) key += "/" + std::to_string(state.range(i));
   if constexpr (std::is_same_v<Dir, conv::Fprop>) {
-    cudnnConvolutionFwdAlgoPerf_t perf[8];
-    TESSERA_BENCH_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(cudnn(), xd, t.x, wd, t.w, cd, yd, t.y, 8, &found, perf, workspace, limit));
-    cudnnConvolutionFwdAlgo_t const algo = perf[0].algo;
+    if (!algos.count(key)) {
+      cudnnConvolutionFwdAlgoPerf_t perf[8];
+      TESSERA_BENCH_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(cudnn(), xd, t.x, wd, t.w, cd, yd, t.y, 8, &found, perf, workspace, limit));
+      algos[key] = int(perf[0].algo);
+    }
+    auto const algo = cudnnConvolutionFwdAlgo_t(algos[key]);
     bench::run_timed(state, [&] {
       TESSERA_BENCH_CUDNN(cudnnConvolutionForward(cudnn(), &one, xd, t.x, wd, t.w, cd, algo, workspace, limit, &zero, yd, t.y));
     });
   } else if constexpr (std::is_same_v<Dir, conv::Dgrad>) {
-    cudnnConvolutionBwdDataAlgoPerf_t perf[8];
-    TESSERA_BENCH_CUDNN(
-        cudnnFindConvolutionBackwardDataAlgorithmEx(cudnn(), wd, t.w, yd, t.y, cd, xd, t.x, 8, &found, perf, workspace, limit));
-    cudnnConvolutionBwdDataAlgo_t const algo = perf[0].algo;
+    if (!algos.count(key)) {
+      cudnnConvolutionBwdDataAlgoPerf_t perf[8];
+      TESSERA_BENCH_CUDNN(
+          cudnnFindConvolutionBackwardDataAlgorithmEx(cudnn(), wd, t.w, yd, t.y, cd, xd, t.x, 8, &found, perf, workspace, limit));
+      algos[key] = int(perf[0].algo);
+    }
+    auto const algo = cudnnConvolutionBwdDataAlgo_t(algos[key]);
     bench::run_timed(state, [&] {
       TESSERA_BENCH_CUDNN(cudnnConvolutionBackwardData(cudnn(), &one, wd, t.w, yd, t.y, cd, algo, workspace, limit, &zero, xd, t.x));
     });
   } else {
-    cudnnConvolutionBwdFilterAlgoPerf_t perf[8];
-    TESSERA_BENCH_CUDNN(
-        cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnn(), xd, t.x, yd, t.y, cd, wd, t.w, 8, &found, perf, workspace, limit));
-    cudnnConvolutionBwdFilterAlgo_t const algo = perf[0].algo;
+    if (!algos.count(key)) {
+      cudnnConvolutionBwdFilterAlgoPerf_t perf[8];
+      TESSERA_BENCH_CUDNN(
+          cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnn(), xd, t.x, yd, t.y, cd, wd, t.w, 8, &found, perf, workspace, limit));
+      algos[key] = int(perf[0].algo);
+    }
+    auto const algo = cudnnConvolutionBwdFilterAlgo_t(algos[key]);
     bench::run_timed(state, [&] {
       TESSERA_BENCH_CUDNN(cudnnConvolutionBackwardFilter(cudnn(), &one, xd, t.x, yd, t.y, cd, algo, workspace, limit, &zero, wd, t.w));
     });

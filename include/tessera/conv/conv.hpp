@@ -13,9 +13,11 @@
 // Wgrad (filter within its group, (t, r, s, c) flattened). With groups = 1 and Fprop, a per-column
 // Bias is per output channel and a residual of Y's shape is a row-major matrix of K columns.
 //
-// In progress (issue 32): the three directions on the sm80 kernel (mma.sync, cp.async gathers;
-// runs on Hopper too) with the channels of a group multiples of 8 (and of BlockTile K where a
-// k-tile is one tap); the Hopper im2col kernel, small-channel inputs and depthwise come next.
+// Kernels: a Warps<M, N> Config runs the sm80 kernel (mma.sync, cp.async gathers; runs on Hopper
+// too), all three directions, the channels of a group multiples of 8 (and of BlockTile K where a
+// k-tile is one tap). A Warpgroups Config runs the Hopper kernel (TMA im2col, wgmma): Fprop,
+// unit-stride Dgrad and Wgrad (split_k = 0 picks its K split), 16-bit types with BlockTile K =
+// 64. In progress (issue 32): strided Dgrad on Hopper, small-channel inputs, depthwise.
 // docs/conv.md.
 // tessera-header: cuda-only
 #pragma once
@@ -49,10 +51,8 @@ class Conv {
   using EW = typename Cfg::ElementW;
   using EY = typename Cfg::ElementY;
   static constexpr bool hopper = GemmCfg::warp_specialized;
-  static_assert(!hopper || Cfg::direction == Direction::kFprop, "conv::Conv: the Hopper (Warpgroups) kernel runs Fprop so far; use a "
-                                                                "Warps<M, N> Config (the sm80 kernel, which runs on Hopper too) for Dgrad and Wgrad");
   using Loader = sm80::Loader<GemmCfg, typename Cfg::Direction>;
-  using Loader90 = sm90::Im2colLoader<GemmCfg>;
+  using Loader90 = sm90::Loader<GemmCfg, typename Cfg::Direction>;
 
   // The three tensors; the direction reads two and writes the third: Fprop reads x and w and
   // writes y; Dgrad reads y (dY) and w and writes x (dX); Wgrad reads y (dY) and x and writes w (dW).
@@ -62,14 +62,39 @@ class Conv {
     EW* w = nullptr;
     EY* y = nullptr;
     typename Cfg::Epilogue epilogue{};
-    int split_k = 1;  // K slices (T R S C / g summed in parts through the workspace)
+    // The GEMM's K in this many slices, summed through the workspace (workspace_size). 0: chosen
+    // by split_k_for, enough slices for the output tiles to fill the GPU: what Wgrad wants, whose
+    // K (N Z P Q) is long and output (K x T R S C / g) small.
+    int split_k = 1;
   };
 
-  static std::size_t workspace_size(Arguments const& a) {
-    if (a.split_k <= 1 || !check(a.problem)) return 0;
+  // The slices a run uses: split_k, or the automatic choice for 0 (at most kMaxSplit, each slice
+  // at least four k-tiles, none empty).
+  static constexpr int kMaxSplit = 32;
+  static int split_k_for(Arguments const& a) {
     GemmShape const g = gemm_shape(a.problem, Cfg::direction);
-    if constexpr (hopper) return gemm::sm90::SplitK<GemmCfg>::workspace_bytes(std::size_t(work_grid(a).padded_tiles()), a.split_k);
-    return std::size_t(a.split_k) * std::size_t(a.problem.groups) * std::size_t(g.m) * std::size_t(g.n) * sizeof(float);
+    int const k_tiles = int((g.k + GemmCfg::BK - 1) / GemmCfg::BK);
+    int split = a.split_k;
+    if (split == 0) {
+      int device = 0;
+      int const sms = runtime::current_device(device) == runtime::kSuccess ? std::max(1, runtime::multiprocessors(device)) : 1;
+      std::int64_t const tiles = ((g.m + GemmCfg::BM - 1) / GemmCfg::BM) * ((g.n + GemmCfg::BN - 1) / GemmCfg::BN) * a.problem.groups;
+      // The persistent kernel keeps a tile's slices resident at once: no more units than SMs.
+      std::int64_t const fill = hopper ? sms / tiles : (sms + tiles - 1) / tiles;
+      split = int(std::max<std::int64_t>(1, std::min<std::int64_t>({fill, k_tiles / 4, kMaxSplit})));
+    }
+    if (split <= 1 || k_tiles < 1) return 1;
+    int const per = (k_tiles + split - 1) / split;
+    return (k_tiles + per - 1) / per;
+  }
+
+  static std::size_t workspace_size(Arguments const& a) {
+    if (!check(a.problem) || a.split_k < 0 || a.split_k > kMaxSplit) return 0;
+    int const split = split_k_for(a);
+    if (split <= 1) return 0;
+    GemmShape const g = gemm_shape(a.problem, Cfg::direction);
+    if constexpr (hopper) return gemm::sm90::SplitK<GemmCfg>::workspace_bytes(std::size_t(work_grid(a).padded_tiles()), split);
+    return std::size_t(split) * std::size_t(a.problem.groups) * std::size_t(g.m) * std::size_t(g.n) * sizeof(float);
   }
 
   static Status can_implement(Arguments const& a) {
@@ -94,9 +119,10 @@ class Conv {
     if (p.groups > 1 && epilogue::column_vectors_of<typename Cfg::Epilogue> > 0)
       return fail("a per-channel epilogue stage (Bias, ScaleShift) with groups = " + s(p.groups) +
                   " reads the channel within the group, not the output channel; use groups = 1 (grouped epilogues are in progress)");
-    if (a.split_k < 1 || a.split_k > 16) return Status::invalid_argument("conv::Conv: split_k = " + s(a.split_k) + " must be 1 to 16");
+    if (a.split_k < 0 || a.split_k > kMaxSplit)
+      return Status::invalid_argument("conv::Conv: split_k = " + s(a.split_k) + " must be 0 (automatic) to " + s(kMaxSplit));
     GemmShape const g = gemm_shape(p, Cfg::direction);
-    std::int64_t const blocks = ((g.m + GemmCfg::BM - 1) / GemmCfg::BM) * ((g.n + GemmCfg::BN - 1) / GemmCfg::BN) * p.groups * a.split_k;
+    std::int64_t const blocks = ((g.m + GemmCfg::BM - 1) / GemmCfg::BM) * ((g.n + GemmCfg::BN - 1) / GemmCfg::BN) * p.groups * std::max(1, a.split_k);
     if (blocks > 2147483647) return fail("the grid has " + s(blocks) + " blocks, past 2^31 - 1; use a larger BlockTile or split the batch");
     int device = 0, major = 0;
     if (runtime::current_device(device) != runtime::kSuccess || (major = runtime::compute_capability_major(device)) == 0)
@@ -112,9 +138,7 @@ class Conv {
         return fail("this binary holds no sm_90a code of the Hopper kernel; build with CMAKE_CUDA_ARCHITECTURES=90a");
       }
       typename Loader90::Params probe{};  // the TMA maps' limits (corners, strides, channels)
-      TESSERA_RETURN_IF_ERROR(Loader90::make(p, a.x, a.w, probe));
-      if (reinterpret_cast<std::uintptr_t>(a.y) % 16 != 0 || p.k % 8 != 0)
-        return Status::misaligned("conv::Conv: the Hopper kernel stores Y with TMA: y 16-byte aligned and K a multiple of 8");
+      TESSERA_RETURN_IF_ERROR(Loader90::make(p, a.x, a.w, a.y, probe));
     }
     if (GemmCfg::smem_bytes > runtime::max_shared_memory_per_block(device))
       return fail("the Config needs " + s(GemmCfg::smem_bytes) + " bytes of shared memory, more than the device allows; use fewer Stages");
@@ -123,8 +147,8 @@ class Conv {
 
   Status run(Arguments const& a, void* workspace = nullptr, cudaStream_t stream = nullptr) const {
     TESSERA_RETURN_IF_ERROR(can_implement(a));
-    if (a.split_k > 1 && workspace == nullptr)
-      return Status::workspace_too_small("conv::Conv: split_k = " + std::to_string(a.split_k) + " needs workspace_size(args) = " +
+    if (split_k_for(a) > 1 && workspace == nullptr)
+      return Status::workspace_too_small("conv::Conv: split_k = " + std::to_string(split_k_for(a)) + " needs workspace_size(args) = " +
                                          std::to_string(workspace_size(a)) + " bytes; pass a workspace of that size");
     if constexpr (hopper) return run_sm90(a, workspace, stream);
     else return run_sm80(a, workspace, stream);
@@ -134,7 +158,7 @@ class Conv {
   // The Hopper kernel: the GEMM's sm90 Kernel with the im2col loader; groups are batch entries.
   static gemm::sm90::WorkGrid work_grid(Arguments const& a) {
     GemmShape const g = gemm_shape(a.problem, Cfg::direction);
-    int const k_tiles = int((g.k + GemmCfg::BK - 1) / GemmCfg::BK), split = std::max(1, a.split_k);
+    int const k_tiles = int((g.k + GemmCfg::BK - 1) / GemmCfg::BK), split = split_k_for(a);
     return gemm::sm90::WorkGrid{int((g.m + GemmCfg::BM - 1) / GemmCfg::BM), int((g.n + GemmCfg::BN - 1) / GemmCfg::BN), a.problem.groups,
                                 k_tiles, split, (k_tiles + split - 1) / split, 8, 1, 1};
   }
@@ -142,15 +166,28 @@ class Conv {
     Problem const& pr = a.problem;
     GemmShape const g = gemm_shape(pr, Cfg::direction);
     gemm::sm90::Params<GemmCfg, Loader90> p{};
-    TESSERA_RETURN_IF_ERROR(Loader90::make(pr, a.x, a.w, p.load));
-    gemm::Arguments<GemmCfg> d;  // the output as the epilogue's D: N P Q rows of K / g, a group's K / g columns apart
+    TESSERA_RETURN_IF_ERROR(Loader90::make(pr, a.x, a.w, a.y, p.load));
+    // The written tensor as the epilogue's D: rows of the direction's GEMM, a group's columns
+    // batch_stride_d elements after the previous group's (conv/implicit_gemm.hpp).
+    gemm::Arguments<GemmCfg> d;
     d.m = int(g.m);
     d.n = int(g.n);
     d.k = int(g.k);
-    d.d = a.y;
-    d.ldd = pr.k;
     d.batch_count = pr.groups;
-    d.batch_stride_d = pr.k_per_group();
+    std::int64_t const taps = std::int64_t(pr.t) * pr.r * pr.s;
+    if constexpr (Cfg::direction == Direction::kFprop) {
+      d.d = a.y;
+      d.ldd = pr.k;
+      d.batch_stride_d = pr.k_per_group();
+    } else if constexpr (Cfg::direction == Direction::kDgrad) {
+      d.d = a.x;
+      d.ldd = pr.c;
+      d.batch_stride_d = pr.c_per_group();
+    } else {
+      d.d = a.w;
+      d.ldd = taps * pr.c_per_group();
+      d.batch_stride_d = pr.k_per_group() * taps * pr.c_per_group();
+    }
     d.epilogue = a.epilogue;
     TESSERA_RETURN_IF_ERROR(gemm::sm90::Epilogue<GemmCfg>::make(d, true, stream, p.epilogue));
     p.grid = work_grid(a);
@@ -202,7 +239,7 @@ class Conv {
     p.raster_group = 8;
     p.batch_count = pr.groups;
     int const k_tiles = int((g.k + GemmCfg::BK - 1) / GemmCfg::BK);
-    p.k_tiles_per_split = (k_tiles + a.split_k - 1) / a.split_k;
+    p.k_tiles_per_split = (k_tiles + split_k_for(a) - 1) / split_k_for(a);
     p.k_splits = (k_tiles + p.k_tiles_per_split - 1) / p.k_tiles_per_split;  // no empty slice
     p.partials = static_cast<float*>(workspace);
     p.epilogue = a.epilogue;

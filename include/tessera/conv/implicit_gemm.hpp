@@ -95,19 +95,21 @@ TESSERA_HD constexpr int output_coord(Problem const& p, int dim, int i, int f) {
   return o < p.output_extent(dim) ? o : -1;
 }
 
-// Fprop's k-tiles: each BK channels (of the group's C / g; the last block of a tap partial) of one
-// tap, channel blocks fastest. k-tile kt covers channels c0 .. c0 + BK - 1 (those below C / g) of
-// tap (t, r, s).
+// The k-tiles of a GEMM whose K runs over (tap, channel): each BK channels (of `channels` a tap,
+// the last block of a tap partial) of one tap, channel blocks fastest. k-tile kt covers channels
+// c0 .. c0 + BK - 1 (those below `channels`) of tap (t, r, s). Fprop's channels are the group's
+// input channels (C / g, the default), Dgrad's the group's filters (K / g).
 struct KTile {
   Array<int, 3> at;
   int c0;
 };
 TESSERA_HD constexpr int channel_blocks(Problem const& p, int bk) { return (p.c_per_group() + bk - 1) / bk; }
 TESSERA_HD constexpr int k_tiles(Problem const& p, int bk) { return p.t * p.r * p.s * channel_blocks(p, bk); }
-TESSERA_HD constexpr KTile k_tile(Problem const& p, int bk, int kt) {
-  Tap const x = tap(p, kt, channel_blocks(p, bk));
+TESSERA_HD constexpr KTile k_tile(Problem const& p, int bk, int kt, int channels) {
+  Tap const x = tap(p, kt, (channels + bk - 1) / bk);
   return KTile{x.at, x.channel * bk};
 }
+TESSERA_HD constexpr KTile k_tile(Problem const& p, int bk, int kt) { return k_tile(p, bk, kt, p.c_per_group()); }
 
 // ---- the operands, element by element (host reference and tests; the loaders gather tiles) ----
 

@@ -1,8 +1,10 @@
-// conv::Conv, Fprop on the Hopper kernel: the GEMM's sm90 Kernel, unchanged, with the TMA im2col
-// loader (conv/sm90/im2col_loader.hpp), against a direct convolution on the host
-// (conv_check.hpp). Shapes: 1-D, 2-D and 3-D maps (TMA ranks 3, 4, 5); strides 2 and 3; dilation
-// 2; padding wider than half the filter; C / groups a multiple of 64; K not a multiple of the
-// tile; groups; split-K; bias + ReLU fused; several tiles per block (persistent).
+// conv::Conv on the Hopper kernel: the GEMM's sm90 Kernel, unchanged, with the TMA im2col loaders
+// (conv/sm90/im2col_loader.hpp), against a direct convolution on the host (conv_check.hpp).
+// Fprop, Dgrad (unit stride: the flipped filter over dY) and Wgrad (X im2col as B, split-K over
+// the pixels). Shapes: 1-D, 2-D and 3-D maps (TMA ranks 3, 4, 5); strides 2 and 3; dilation 2;
+// padding wider than half the filter (and, for Dgrad, wider than the dilated filter); channels
+// not multiples of the tile; groups; split-K (given and automatic); bias + ReLU fused; several
+// tiles per block (persistent); the refusals with their fixes.
 #include "conv_check.hpp"
 
 using namespace tessera;
@@ -14,6 +16,8 @@ using namespace tessera::test::conv_check;
 template <class E, class Epi = epilogue::Identity, int BN = 128>
 using Sm90Fprop = conv::Config<arch::Sm90, E, E, E, float, conv::Fprop, gemm::BlockTile<128, BN, 64>, gemm::Warpgroups<2>,
                                gemm::Stages<4>, Epi>;
+template <class E, class Dir, int BM = 128, int BN = 128>
+using Sm90Conv = conv::Config<arch::Sm90, E, E, E, float, Dir, gemm::BlockTile<BM, BN, 64>, gemm::Warpgroups<BM / 64>, gemm::Stages<4>>;
 
 }  // namespace
 
@@ -36,4 +40,70 @@ TEST_CASE("conv Fprop sm90: TMA im2col through the GEMM's kernel", "[gpu][conv][
   CHECK(run_conv<Cfg>(p) <= 1.0);  // 3-D: rank 5
   using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::Relu>;
   CHECK(run_conv<Sm90Fprop<bfloat16_t, Epi>>(problem2d(2, 14, 14, 64, 72, 3, 3, 1, 1, 1)) <= 1.0);
+}
+
+TEST_CASE("conv Dgrad sm90: unit stride through the flipped filter, 1-D to 3-D, groups", "[gpu][conv][sm90]") {
+  test::require_gpu();
+  using Cfg = Sm90Conv<bfloat16_t, conv::Dgrad>;
+  CHECK(run_conv<Cfg>(problem2d(2, 7, 5, 40, 64, 3, 3, 1, 1, 1)) <= 1.0);        // C below the tile
+  CHECK(run_conv<Cfg>(problem2d(3, 11, 13, 24, 128, 1, 1, 0, 0, 1)) <= 1.0);     // 1x1
+  CHECK(run_conv<Cfg>(problem2d(1, 13, 17, 16, 64, 5, 5, 2, 2, 1)) <= 1.0);      // 5x5
+  CHECK(run_conv<Cfg>(problem2d(1, 9, 10, 32, 64, 3, 2, 4, 3, 1, 2)) <= 1.0);    // dilation 2, padding wider than the filter
+  CHECK(run_conv<Cfg>(problem2d(2, 8, 9, 48, 128, 3, 3, 1, 1, 1, 1, 2)) <= 1.0);  // groups = 2
+  CHECK(run_conv<Cfg>(problem2d(8, 28, 28, 136, 128, 3, 3, 1, 1, 1)) <= 1.0);    // several tiles a block
+  CHECK(run_conv<Cfg>(problem2d(1, 7, 7, 64, 512, 3, 3, 1, 1, 1), 3) <= 1.0);    // split-K
+  CHECK(run_conv<Sm90Conv<half_t, conv::Dgrad, 128, 256>>(problem2d(2, 14, 14, 256, 64, 3, 3, 1, 1, 1)) <= 1.0);
+  conv::Problem p;
+  p.n = 3, p.w = 37, p.c = 32, p.k = 64, p.s = 5, p.pad_before = {0, 0, 2}, p.pad_after = {0, 0, 1};
+  CHECK(run_conv<Cfg>(p) <= 1.0);  // 1-D: rank 3
+  p = conv::Problem{};
+  p.n = 2, p.d = 5, p.h = 6, p.w = 7, p.c = 24, p.k = 64, p.t = p.r = p.s = 3, p.pad_before = p.pad_after = {1, 1, 1};
+  CHECK(run_conv<Cfg>(p) <= 1.0);  // 3-D: rank 5
+}
+
+TEST_CASE("conv Wgrad sm90: X im2col as B, split-K over the pixels, 1-D to 3-D, groups", "[gpu][conv][sm90]") {
+  test::require_gpu();
+  using Cfg = Sm90Conv<bfloat16_t, conv::Wgrad>;
+  CHECK(run_conv<Cfg>(problem2d(2, 7, 5, 64, 40, 3, 3, 1, 1, 1)) <= 1.0);         // K below the tile
+  CHECK(run_conv<Cfg>(problem2d(3, 11, 13, 64, 24, 1, 1, 0, 0, 2), 4) <= 1.0);    // 1x1 stride 2
+  CHECK(run_conv<Cfg>(problem2d(1, 13, 17, 64, 32, 5, 5, 2, 2, 3)) <= 1.0);       // 5x5 stride 3
+  CHECK(run_conv<Cfg>(problem2d(1, 9, 10, 64, 16, 3, 2, 4, 3, 1, 2)) <= 1.0);     // dilation 2, wide padding
+  CHECK(run_conv<Cfg>(problem2d(2, 8, 9, 128, 64, 3, 3, 1, 1, 2, 1, 2)) <= 1.0);  // groups = 2, stride 2
+  CHECK(run_conv<Cfg>(problem2d(4, 28, 28, 192, 136, 3, 3, 1, 1, 1), 0) <= 1.0);  // K = N P Q = 3136, automatic split
+  CHECK(run_conv<Sm90Conv<bfloat16_t, conv::Wgrad, 64, 256>>(problem2d(4, 14, 14, 64, 64, 3, 3, 1, 1, 1), 0) <= 1.0);
+  CHECK(run_conv<Sm90Conv<half_t, conv::Wgrad>>(problem2d(2, 9, 11, 128, 56, 3, 3, 1, 1, 2), 3) <= 1.0);
+  conv::Problem p;
+  p.n = 3, p.w = 37, p.c = 64, p.k = 48, p.s = 5, p.pad_before = {0, 0, 2}, p.pad_after = {0, 0, 1}, p.stride = {1, 1, 2};
+  CHECK(run_conv<Cfg>(p, 2) <= 1.0);  // 1-D: rank 3
+  p = conv::Problem{};
+  p.n = 2, p.d = 5, p.h = 6, p.w = 7, p.c = 64, p.k = 40, p.t = p.r = p.s = 3, p.pad_before = p.pad_after = {1, 1, 1}, p.stride = {2, 1, 1};
+  CHECK(run_conv<Cfg>(p) <= 1.0);  // 3-D: rank 5
+}
+
+TEST_CASE("conv sm90: refusals name the fix", "[gpu][conv][sm90]") {
+  test::require_gpu();
+  test::DeviceBuffer<bfloat16_t> x(1 << 16), w(1 << 16), y(1 << 16);
+  auto const refusal = [&](auto cfg, conv::Problem const& p) {
+    using Cfg = decltype(cfg);
+    typename conv::Conv<Cfg>::Arguments args;
+    args.problem = p;
+    args.x = x.get();
+    args.w = w.get();
+    args.y = y.get();
+    return conv::Conv<Cfg>::can_implement(args).message();
+  };
+  CHECK_THAT(refusal(Sm90Conv<bfloat16_t, conv::Dgrad>{}, problem2d(1, 8, 8, 32, 64, 3, 3, 1, 1, 2)),
+             Catch::Contains("stride of 2 is not on the Hopper kernel yet; use a Warps<M, N> Config"));
+  CHECK_THAT(refusal(Sm90Conv<bfloat16_t, conv::Wgrad>{}, problem2d(1, 8, 8, 32, 64, 3, 3, 1, 1, 1)),
+             Catch::Contains("C / groups = 32 is not a multiple of 64"));
+  CHECK_THAT(refusal(Sm90Conv<bfloat16_t, conv::Fprop>{}, problem2d(1, 8, 8, 96, 64, 3, 3, 1, 1, 1)),
+             Catch::Contains("C / groups = 96 is not a multiple of BlockTile K = 64"));
+  CHECK_THAT(refusal(Sm90Conv<bfloat16_t, conv::Fprop>{}, problem2d(1, 40, 40, 64, 64, 3, 3, 1, 1, 9)),
+             Catch::Contains("stride of 9 is past TMA's 8"));
+  conv::Problem p = problem2d(1, 64, 64, 64, 64, 3, 3, 1, 1, 1, 200);  // a dilated filter of 401 pixels
+  p.pad_before = p.pad_after = {0, 200, 200};
+  CHECK_THAT(refusal(Sm90Conv<bfloat16_t, conv::Fprop>{}, p), Catch::Contains("TMA im2col offsets reach"));
+  p = problem2d(1, 8, 8, 64, 64, 3, 3, 1, 1, 1);
+  p.pad_before = {0, 130, 1};
+  CHECK_THAT(refusal(Sm90Conv<bfloat16_t, conv::Fprop>{}, p), Catch::Contains("outside TMA's range [-128, 127]"));
 }

@@ -162,7 +162,7 @@ struct DgradLoader : LoaderBase<GemmCfg> {
 
   TESSERA_DEVICE void operator()(Params const& p, char* smem, int stage, int kt) {
     Problem const& pr = p.problem;
-    KTile const t = k_tile_of(pr, this->k_begin + kt);  // (tap, first filter of the group's)
+    KTile const t = k_tile(pr, BK, this->k_begin + kt, pr.k_per_group());  // (tap, first filter of the group's)
     auto const* const dy = p.a + this->w.batch * p.batch_stride_a + t.c0 + gather.col;
     gather.copy(Base::stage_a(smem, stage), dy, [&](int i) -> decltype(dy) {
       Array<int, 3> o{};
@@ -180,12 +180,6 @@ struct DgradLoader : LoaderBase<GemmCfg> {
     auto const* const w = p.b + this->w.batch * p.batch_stride_b + std::int64_t(tap) * pr.c_per_group();
     CopyB const copy_b(w, std::int64_t(taps) * pr.c_per_group(), t.c0, this->w.tn * BN, tid);
     copy_b.template copy<false>(Base::stage_b(smem, stage), pr.k_per_group(), p.n);
-  }
-
-  // Dgrad's k-tiles: BK filters (of the group's K / g) of one tap, filter blocks fastest.
-  TESSERA_DEVICE static KTile k_tile_of(Problem const& pr, int kt) {
-    Tap const x = tap(pr, kt, (pr.k_per_group() + BK - 1) / BK);
-    return KTile{x.at, x.channel * BK};
   }
 };
 

@@ -130,8 +130,9 @@ void run_tessera(benchmark::State& state, conv::Problem const& p) {
   args.x = t.x;
   args.w = t.w;
   args.y = t.y;
-  // Wgrad's K (N P Q) is long and its output small: split it until the tiles fill the GPU.
-  if constexpr (Cfg::direction == conv::Direction::kWgrad) args.split_k = 0;
+  // K split automatically where the output tiles alone cannot fill the GPU (Wgrad's K, N P Q, is
+  // long and its output small; the 7 x 7 layers have few output tiles).
+  args.split_k = 0;
   void* workspace = nullptr;
   std::size_t const bytes = conv::Conv<Cfg>::workspace_size(args);
   if (bytes > 0) TESSERA_BENCH_CUDA(cudaMalloc(&workspace, bytes));

@@ -1,12 +1,11 @@
 // The sm_90 producer/consumer pipeline: a ring of Stages shared-memory stages that one producer
-// thread fills with TMA (and, where GenericWrites, producer threads also with cp.async) and
-// consumer warpgroups read (wgmma), synchronised by two mbarriers per stage. Ring position `pos` (counted over all of a block's k-tiles, across its tiles) lives in
+// thread fills with TMA and consumer warpgroups read (wgmma), synchronised by two mbarriers per
+// stage. Ring position `pos` (counted over all of a block's k-tiles, across its tiles) lives in
 // stage pos % Stages, in pass pos / Stages.
 //
-//   full[s]:  completes when the producer has arrived (announcing the stage's TMA bytes) and
-//             every byte has landed -- from this block's copies and, in a cluster, its partners'
-//             multicast copies into this block -- and, with cp.async writers, when each of them
-//             has arrived as its copies landed (cp.async.mbarrier.arrive.noinc).
+//   full[s]:  completes when the producer has arrived (announcing the stage's bytes) and every
+//             byte has landed -- from this block's copies and, in a cluster, its partners'
+//             multicast copies into this block.
 //   empty[s]: completes when every consumer that reads the stage, in every block the stage's
 //             copies write (ClusterSize blocks), has released it.
 //
@@ -23,13 +22,10 @@
 
 #include "tessera/arch/sm80/ldmatrix.hpp"  // smem_address
 #include "tessera/arch/sm90/mbarrier.hpp"
-#include "tessera/arch/sm90/wgmma.hpp"  // fence_proxy_async_shared
 
 namespace tessera::pipeline {
 
-// GenericWrites: some of a stage's bytes are written by cp.async (the generic proxy), which the
-// consumers' wgmma (the async proxy) may read only after a proxy fence: consumer_wait adds it.
-template <int Stages, int ClusterSize = 1, bool GenericWrites = false>
+template <int Stages, int ClusterSize = 1>
 class TmaPipeline {
   static_assert(Stages >= 2 && Stages <= 16, "pipeline::TmaPipeline: Stages must be 2 to 16; use 4");
   static_assert(ClusterSize >= 1 && ClusterSize <= 16, "pipeline::TmaPipeline: a cluster has 1 to 16 blocks");
@@ -42,11 +38,10 @@ class TmaPipeline {
   TESSERA_DEVICE explicit TmaPipeline(std::uint64_t* barriers) : bars_(barriers) {}
 
   // One thread, before the barrier that publishes the pipeline to the block (cluster):
-  // `consumers` releases per block free a stage; `writers` cp.async threads arrive on a stage's
-  // full barrier besides the producer thread.
-  TESSERA_DEVICE void init(int consumers, int writers = 0) const {
+  // `consumers` releases per block free a stage.
+  TESSERA_DEVICE void init(int consumers) const {
     for (int s = 0; s < Stages; ++s) {
-      arch::mbarrier_init(full(s), 1 + writers);
+      arch::mbarrier_init(full(s), 1);
       arch::mbarrier_init(empty(s), consumers * ClusterSize);
     }
     arch::fence_mbarrier_init();
@@ -61,19 +56,8 @@ class TmaPipeline {
     return full(s);
   }
 
-  // A cp.async writer other than the producer thread: waits until position pos's stage is free and
-  // returns its full barrier, to arrive on when its copies land.
-  TESSERA_DEVICE std::uint32_t writer_acquire(int pos) const {
-    int const s = pos % Stages;
-    if (pos >= Stages) arch::mbarrier_wait(empty(s), ((pos / Stages) - 1) & 1);
-    return full(s);
-  }
-
   // A consumer: waits until position pos's stage is full.
-  TESSERA_DEVICE void consumer_wait(int pos) const {
-    arch::mbarrier_wait(full(pos % Stages), (pos / Stages) & 1);
-    if constexpr (GenericWrites) arch::sm90::fence_proxy_async_shared();
-  }
+  TESSERA_DEVICE void consumer_wait(int pos) const { arch::mbarrier_wait(full(pos % Stages), (pos / Stages) & 1); }
 
   // A consumer (one thread of it): releases position pos's stage in every block of the cluster
   // (all of them write it). Call once its reads are complete (after wgmma_wait_group).

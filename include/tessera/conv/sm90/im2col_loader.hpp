@@ -27,11 +27,9 @@
 #include <type_traits>
 
 #include "tessera/arch/sm80/ldmatrix.hpp"  // smem_address
-#include "tessera/arch/sm80/mbarrier.hpp"  // cp_async_mbarrier_arrive_noinc
 #include "tessera/arch/sm90/tensor_map.hpp"
 #include "tessera/arch/sm90/tma.hpp"
 #include "tessera/conv/implicit_gemm.hpp"
-#include "tessera/conv/sm90/row_gather.hpp"
 #include "tessera/core/status.hpp"
 #include "tessera/gemm/sm90/stage.hpp"
 #include "tessera/gemm/sm90/tiled_loader.hpp"
@@ -121,12 +119,10 @@ struct Base {
   struct Params {
     arch::sm90::TmaDescriptor map_a, map_b;
     Problem problem;
-    typename GemmCfg::ElementA const* a;  // the gathered A's tensor (Fprop X, Dgrad dY)
-    GatherWalk walk;                      // and how its rows read it (conv/sm90/row_gather.hpp)
     int rank;    // of the im2col map: 3 (NWC), 4 (NHWC) or 5 (NDHWC)
     bool plain;  // a 1 x 1 filter at unit stride without padding: the activation is a plain
-                 // matrix (pixels x channels), read by tiled loads (im2col boxes ran about 2.5
-                 // times slower a k-tile on the H100: docs/performance.md)
+                 // matrix (pixels x channels), read by tiled loads (docs/performance.md: about
+                 // 1.5 times faster than im2col boxes on the H100's 1 x 1 layers)
   };
 
   // Whether the gathered operand is a plain matrix: every pixel reads its own input pixel.
@@ -156,74 +152,12 @@ struct Base {
   }
 };
 
-// The loaders whose A is gathered (Fprop, Dgrad): the producer warpgroup's 128 threads copy A
-// with cp.async (RowGather) and thread 0 loads B with TMA; a 1 x 1 filter at unit stride reads A
-// as a plain matrix with TMA instead.
-template <class GemmCfg, class Derived>
-struct Gathering : Base<GemmCfg, Derived> {
-  using B0 = Base<GemmCfg, Derived>;
-  using typename B0::Params, typename B0::Stage, typename B0::Tiled;
-  using B0::BM, B0::BN, B0::BK;
-  using EA = typename GemmCfg::ElementA;
-  static constexpr int producer_threads = 128;
-  // setmaxnreg for the producer: its rows' pixels stay in registers (3 x BM / 16 of them); the
-  // consumers keep 224.
-  static constexpr int producer_registers = 72;
-
-  TESSERA_HD static int tma_bytes(Params const& p) { return p.plain ? Stage::bytes : BN * BK * int(sizeof(typename GemmCfg::ElementB)); }
-
-  // The gathered operand's part of the Params: `tensor` (pixels x channels, the group's per_group
-  // of them), read as `walk` says, or as a plain matrix.
-  static Status prepare(Problem const& p, EA const* tensor, GatherWalk const& walk, std::int64_t pixels, int channels, int per_group,
-                        Params& out) {
-    out.problem = p;
-    out.rank = im2col_rank(p);
-    out.plain = B0::plain(p);
-    out.a = tensor;
-    out.walk = walk;
-    if (out.plain) return B0::matrix_map(out.map_a, tensor, pixels, channels, per_group, p.groups, BK, BM);
-    for (int dim = 0; dim < 3; ++dim)
-      if (walk.extent[dim] >= 32768 || walk.shift[dim] <= -32768 || walk.shift[dim] >= 32768 ||
-          std::int64_t(walk.rows_extent[dim]) * walk.stride[dim] + walk.shift[dim] >= 32768)
-        return fail("an extent or padding of 2^15 or more; use a Warps<M, N> Config (the sm80 kernel)");
-    return Status::success();
-  }
-
-  // A producer thread's part of a k-tile: its rows of A (all of A by TMA, thread 0, if plain).
-  struct Rows {
-    Params const& p;
-    int thread = int(threadIdx.x % 128);
-    RowGather<BM, EA> rows{thread};
-    int m = -1;  // the tile row whose pixels `rows` holds
-    TESSERA_DEVICE void gather(char* stage, std::uint32_t full, int kt, gemm::sm90::WorkUnit const& u, Array<int, 3> const& tap, int channel) {
-      if (p.plain) {
-        if (thread == 0) Tiled::template load<true, BM, 1, false>(Stage::a(stage), &p.map_a, kt * BK, u.t.m * BM, u.batch, full, 0, 0, 0);
-        return;
-      }
-      if (u.t.m != m) {
-        rows.start(p.walk, u.t.m * BM);
-        m = u.t.m;
-      }
-      rows.copy(p.walk, arch::smem_address(Stage::a(stage)), p.a, tap, channel);
-    }
-    // Counted on the stage's full barrier when this thread's copies have landed.
-    TESSERA_DEVICE static void arrive(std::uint32_t full) { arch::cp_async_mbarrier_arrive_noinc(full); }
-  };
-
-  template <class F>
-  TESSERA_DEVICE static void with_loads(Params const& p, int, int, F&& f) {
-    f(typename Derived::Loads{{p}});
-  }
-};
-
 }  // namespace detail
 
-// Fprop: A = X gathered by the producer warpgroup (BM pixels of BK channels of one tap;
-// conv/sm90/row_gather.hpp) or, for a 1 x 1 filter at unit stride, a tiled load of X as a matrix;
-// B = W (K-major), a tiled load.
+// Fprop: A = X im2col (BM pixels of BK channels of one tap), B = W (K-major).
 template <class GemmCfg>
-struct FpropLoader : detail::Gathering<GemmCfg, FpropLoader<GemmCfg>> {
-  using Base = detail::Gathering<GemmCfg, FpropLoader>;
+struct FpropLoader : detail::Base<GemmCfg, FpropLoader<GemmCfg>> {
+  using Base = detail::Base<GemmCfg, FpropLoader>;
   using typename Base::Params, typename Base::Stage, typename Base::Tiled;
   using Base::BM, Base::BN, Base::BK;
   static_assert(GemmCfg::a_k_major && GemmCfg::b_k_major, "conv::sm90::FpropLoader: Fprop's GEMM is TN; use conv::Config's Gemm");
@@ -233,40 +167,59 @@ struct FpropLoader : detail::Gathering<GemmCfg, FpropLoader<GemmCfg>> {
     if (p.c_per_group() % BK != 0)
       return detail::fail("C / groups = " + detail::str(p.c_per_group()) + " is not a multiple of BlockTile K = " + detail::str(BK) +
                           " (a k-tile is one filter tap); pad the channels or use a Warps<M, N> Config (the sm80 kernel)");
-    std::int64_t const pixels = std::int64_t(p.n) * p.d * p.h * p.w;
-    GatherWalk const walk{{p.z(), p.p(), p.q()}, {p.d, p.h, p.w}, p.stride, {-p.pad_before[0], -p.pad_before[1], -p.pad_before[2]}, p.c,
-                          int(std::int64_t(p.n) * p.z() * p.p() * p.q())};
-    TESSERA_RETURN_IF_ERROR(Base::prepare(p, x, walk, pixels, p.c, p.c_per_group(), out));
+    out.problem = p;
+    out.rank = detail::im2col_rank(p);
+    out.plain = Base::plain(p);
+    if (out.plain) TESSERA_RETURN_IF_ERROR(Base::matrix_map(out.map_a, x, std::int64_t(p.n) * p.d * p.h * p.w, p.c, p.c_per_group(), p.groups, BK, BM));
+    else TESSERA_RETURN_IF_ERROR(detail::im2col_map(out.map_a, x, detail::forward(p), out.rank, BM));
     std::int64_t const k = std::int64_t(p.t) * p.r * p.s * p.c_per_group();
     return arch::sm90::make_tensor_map_3d(out.map_b, w, std::uint64_t(k), std::uint64_t(p.k), std::uint64_t(k), 1, std::uint64_t(k) * p.k,
                                           std::uint32_t(BK), std::uint32_t(BN), arch::sm90::TmaSwizzle::k128B);
   }
 
-  struct Loads : Base::Rows {
-    TESSERA_DEVICE void operator()(char* stage, std::uint32_t full, int kt, gemm::sm90::WorkUnit const& u) {
-      Params const& p = this->p;
+  struct Loads {
+    Params const& p;
+    TESSERA_DEVICE void operator()(char* stage, std::uint32_t full, int kt, gemm::sm90::WorkUnit const& u) const {
       Problem const& pr = p.problem;
-      KTile const t = k_tile(pr, BK, kt);
-      Array<int, 3> tap{};
-      for (int dim = 0; dim < 3; ++dim) tap[dim] = t.at[dim] * pr.dilation[dim];
-      this->gather(stage, full, kt, u, tap, u.batch * pr.c_per_group() + t.c0);
-      // The filters: the group's K / g rows from filter g K / g (u.batch is the group), columns kt BK ...
-      if (this->thread == 0)
+      if (p.plain) {
+        Tiled::template load<true, BM, 1, false>(Stage::a(stage), &p.map_a, kt * BK, u.t.m * BM, u.batch, full, 0, 0, 0);
         Tiled::template load<true, BN, 1, false>(Stage::b(stage), &p.map_b, kt * BK, u.batch * pr.k_per_group() + u.t.n * BN, 0, full, 0, 0, 0);
-      this->arrive(full);
+        return;
+      }
+      KTile const t = k_tile(pr, BK, kt);
+      Pixel const o = output_pixel(pr, std::int64_t(u.t.m) * BM);  // the unit's first output pixel
+      Array<int, 3> at{}, off{};
+      for (int dim = 0; dim < 3; ++dim) {
+        at[dim] = input_coord(pr, dim, o.at[dim], 0);
+        off[dim] = t.at[dim] * pr.dilation[dim];
+      }
+      detail::im2col_load(p.rank, arch::smem_address(Stage::a(stage)), &p.map_a, u.batch * pr.c_per_group() + t.c0, at, o.n, off, full);
+      // The filters: the group's K / g rows from filter g K / g (u.batch is the group), columns kt BK ...
+      Tiled::template load<true, BN, 1, false>(Stage::b(stage), &p.map_b, kt * BK, u.batch * pr.k_per_group() + u.t.n * BN, 0, full, 0, 0, 0);
     }
   };
 };
 
-// Dgrad (unit stride): A = dY gathered through the flipped tap (a unit-stride Fprop over dY whose
-// output is X's extent: each dimension padded by dilation (filter - 1) - padding) or, for a 1 x 1
-// filter, a tiled load of dY as a matrix; B = W (MN-major: the tap's BK filters), a tiled load.
+// Dgrad (unit stride): A = dY im2col through the flipped tap, B = W (MN-major: the tap's BK filters).
 template <class GemmCfg>
-struct DgradLoader : detail::Gathering<GemmCfg, DgradLoader<GemmCfg>> {
-  using Base = detail::Gathering<GemmCfg, DgradLoader>;
+struct DgradLoader : detail::Base<GemmCfg, DgradLoader<GemmCfg>> {
+  using Base = detail::Base<GemmCfg, DgradLoader>;
   using typename Base::Params, typename Base::Stage, typename Base::Tiled;
   using Base::BM, Base::BN, Base::BK;
   static_assert(GemmCfg::a_k_major && !GemmCfg::b_k_major, "conv::sm90::DgradLoader: Dgrad's GEMM reads B N-major; use conv::Config's Gemm");
+
+  // dY walked as the input of a unit-stride convolution with the flipped filter whose output is X's
+  // extent: padding dilation (filter - 1) - padding (negative where the padding is wider than the
+  // dilated filter: TMA's corners take that).
+  static detail::Walk backward(Problem const& p) {
+    detail::Walk w{p.n, p.k, {p.z(), p.p(), p.q()}, {p.t, p.r, p.s}, {}, {}, {1, 1, 1}, p.dilation};
+    for (int dim = 0; dim < 3; ++dim) {
+      int const reach = p.dilation[dim] * (p.filter_extent(dim) - 1);
+      w.pad_before[dim] = reach - p.pad_before[dim];
+      w.pad_after[dim] = reach - p.pad_after[dim];
+    }
+    return w;
+  }
 
   template <class TX, class TW, class TY>
   static Status make(Problem const& p, TX const*, TW const* w, TY const* dy, Params& out) {
@@ -277,29 +230,38 @@ struct DgradLoader : detail::Gathering<GemmCfg, DgradLoader<GemmCfg>> {
       if (p.stride[dim] != 1)
         return detail::fail("Dgrad with a stride of " + detail::str(p.stride[dim]) +
                             " is not on the Hopper kernel yet; use a Warps<M, N> Config (the sm80 kernel computes strided Dgrad)");
-    GatherWalk walk{{p.d, p.h, p.w}, {p.z(), p.p(), p.q()}, {1, 1, 1}, {}, p.k, int(std::int64_t(p.n) * p.d * p.h * p.w)};
-    for (int dim = 0; dim < 3; ++dim) walk.shift[dim] = p.pad_before[dim] - p.dilation[dim] * (p.filter_extent(dim) - 1);
-    TESSERA_RETURN_IF_ERROR(Base::prepare(p, dy, walk, std::int64_t(p.n) * p.z() * p.p() * p.q(), p.k, p.k_per_group(), out));
+    out.problem = p;
+    out.rank = detail::im2col_rank(p);
+    out.plain = Base::plain(p);
+    if (out.plain) TESSERA_RETURN_IF_ERROR(Base::matrix_map(out.map_a, dy, std::int64_t(p.n) * p.d * p.h * p.w, p.k, p.k_per_group(), p.groups, BK, BM));
+    else TESSERA_RETURN_IF_ERROR(detail::im2col_map(out.map_a, dy, backward(p), out.rank, BM));
     // W as (C / g, K, taps): a tap's filters are rows T R S C / g apart, its taps C / g apart.
     int const taps = p.t * p.r * p.s, cg = p.c_per_group();
     return arch::sm90::make_tensor_map_3d(out.map_b, w, std::uint64_t(cg), std::uint64_t(p.k), std::uint64_t(taps) * cg, std::uint64_t(taps),
                                           std::uint64_t(cg), 64, std::uint32_t(BK), arch::sm90::TmaSwizzle::k128B);
   }
 
-  struct Loads : Base::Rows {
-    TESSERA_DEVICE void operator()(char* stage, std::uint32_t full, int kt, gemm::sm90::WorkUnit const& u) {
-      Params const& p = this->p;
+  struct Loads {
+    Params const& p;
+    TESSERA_DEVICE void operator()(char* stage, std::uint32_t full, int kt, gemm::sm90::WorkUnit const& u) const {
       Problem const& pr = p.problem;
       KTile const t = k_tile(pr, BK, kt, pr.k_per_group());  // (tap, first filter of the group's)
-      Array<int, 3> flipped{};
-      for (int dim = 0; dim < 3; ++dim) flipped[dim] = (pr.filter_extent(dim) - 1 - t.at[dim]) * pr.dilation[dim];
-      int const kf = u.batch * pr.k_per_group() + t.c0;  // the group's filters
-      this->gather(stage, full, kt, u, flipped, kf);
-      if (this->thread == 0) {
-        int const tap = (t.at[0] * pr.r + t.at[1]) * pr.s + t.at[2];
-        Tiled::template load<false, BN, 1, false>(Stage::b(stage), &p.map_b, kf, u.t.n * BN, tap, full, 0, 0, 0);
+      if (p.plain) {
+        Tiled::template load<true, BM, 1, false>(Stage::a(stage), &p.map_a, t.c0, u.t.m * BM, u.batch, full, 0, 0, 0);
+        Tiled::template load<false, BN, 1, false>(Stage::b(stage), &p.map_b, u.batch * pr.k_per_group() + t.c0, u.t.n * BN, 0, full, 0, 0, 0);
+        return;
       }
-      this->arrive(full);
+      Pixel const i = input_pixel(pr, std::int64_t(u.t.m) * BM);  // the unit's first input pixel
+      Array<int, 3> at{}, off{};
+      for (int dim = 0; dim < 3; ++dim) {
+        int const reach = pr.dilation[dim] * (pr.filter_extent(dim) - 1);
+        at[dim] = i.at[dim] + pr.pad_before[dim] - reach;                          // - the flipped walk's padding
+        off[dim] = (pr.filter_extent(dim) - 1 - t.at[dim]) * pr.dilation[dim];  // the flipped tap
+      }
+      int const kf = u.batch * pr.k_per_group() + t.c0;  // the group's filters
+      detail::im2col_load(p.rank, arch::smem_address(Stage::a(stage)), &p.map_a, kf, at, i.n, off, full);
+      int const tap = (t.at[0] * pr.r + t.at[1]) * pr.s + t.at[2];
+      Tiled::template load<false, BN, 1, false>(Stage::b(stage), &p.map_b, kf, u.t.n * BN, tap, full, 0, 0, 0);
     }
   };
 };
@@ -313,7 +275,8 @@ struct WgradLoader : detail::Base<GemmCfg, WgradLoader<GemmCfg>> {
   using Base::BM, Base::BN, Base::BK;
   static_assert(!GemmCfg::a_k_major && !GemmCfg::b_k_major, "conv::sm90::WgradLoader: Wgrad's GEMM is NN; use conv::Config's Gemm");
   static_assert(BN % 64 == 0, "conv::sm90::WgradLoader: B's columns are boxes of 64 channels; use a BlockTile N that is a multiple of 64");
-  // setmaxnreg for the producer thread: a box's tap and channel per 64 columns (40 spilled).
+  // setmaxnreg for the producer thread (gemm/sm90/loader_traits.hpp): a box's tap and channel per
+  // 64 columns; ptxas spilled at the GEMM's 40.
   static constexpr int producer_registers = 56;
 
   template <class TX, class TW, class TY>

@@ -15,10 +15,10 @@
 // and a stage is full when every block's multicast part has landed and free when the consumers of
 // every block that received it have released it.
 //
-// Warpgroup 0 is the producer: one thread (a cp.async loader's producer threads: LoaderTraits)
-// walks the block's units and k-tiles, waits for a free stage of the ring, announces its TMA bytes
-// on the stage's `full` barrier and has the loader issue the copies; the other threads give their
-// registers away. The ring runs across units: the next tile's loads overlap this one's epilogue.
+// Warpgroup 0 is the producer: one thread walks the block's units and their k-tiles, and for each
+// waits for a free stage of the ring, announces its bytes on the stage's `full` barrier and has
+// the loader issue the copies; the other warps of the group give their registers away. The ring
+// runs across units, so the next tile's first k-tiles arrive while the consumers run the epilogue.
 //
 // The consumers (Warpgroups<C, Schedule>):
 //   Cooperative: every consumer works on every tile, 64 rows each; a stage is free once all C
@@ -69,8 +69,7 @@ struct Kernel {
   static constexpr bool ping_pong = Cfg::ping_pong;
   static_assert(ping_pong ? Consumers == 2 : BM == 64 * Consumers, "gemm::sm90: the consumers must cover the tile's rows");
   static constexpr int ClusterM = Cfg::cluster_m, ClusterN = Cfg::cluster_n, ClusterSize = ClusterM * ClusterN;
-  using Traits = LoaderTraits<Cfg, Loader>;
-  using Pipe = pipeline::TmaPipeline<Stages, ClusterSize, Traits::generic_writes>;
+  using Pipe = pipeline::TmaPipeline<Stages, ClusterSize>;
 
   // Shared memory: the ring's stages (at the 1024-byte aligned base, as the swizzle needs), each
   // consumer's staging buffers, the barriers (the ring's, then ping-pong's turns), and each
@@ -88,8 +87,8 @@ struct Kernel {
   // Registers after reallocation: the producer gives up what the consumers take. setmaxnreg.inc
   // waits until the block's own pool (168 x 384 registers at launch for two consumers) has them, so
   // the split must fit that pool, not the 64K file: 40 + 2 x 232 does; 48 + 2 x 232 hangs.
-  static constexpr int producer_registers = Traits::producer_registers;
-  static constexpr int consumer_registers = Traits::consumer_registers;
+  static constexpr int producer_registers = LoaderTraits<Cfg, Loader>::producer_registers;
+  static constexpr int consumer_registers = LoaderTraits<Cfg, Loader>::consumer_registers;
   static_assert(128 * producer_registers + Consumers * 128 * consumer_registers <= (Consumers == 1 ? 65280 : 64512),
                 "gemm::sm90: the register split exceeds the block's registers at launch (setmaxnreg would wait forever)");
 
@@ -101,7 +100,7 @@ struct Kernel {
     if (tid == 0) {
       Loader::prefetch(p.load);
       if constexpr (ping_pong) turns.init();
-      pipe.init(ping_pong ? 1 : Consumers, Traits::generic_writes ? Traits::producer_threads : 0);  // ping-pong: one reader
+      pipe.init(ping_pong ? 1 : Consumers);  // a stage is read by every consumer, or by one in ping-pong
     }
     if constexpr (ClusterSize > 1) arch::sm90::cluster_sync();  // the cluster's barriers are initialized
     else __syncthreads();
@@ -119,17 +118,14 @@ struct Kernel {
     }
   }
 
-  // The producer: thread 0 (a cp.async loader: each producer thread) walks the block's units and
-  // their k-tiles over the ring of stages; thread 0 announces the TMA bytes.
+  // The producer: thread 0 walks the block's units and their k-tiles over the ring of stages.
   TESSERA_DEVICE static void produce(Params<Cfg, Loader> const& p, SharedStorage& s, int tid, BlockWork const& work, Pipe const& pipe) {
-    if (tid >= Traits::producer_threads) return;
-    int const bytes = Traits::tma_bytes(p.load);
-    Loader::with_loads(p.load, work.rank_m, work.rank_n, [&](auto&& load) {
+    if (tid != 0) return;
+    Loader::with_loads(p.load, work.rank_m, work.rank_n, [&](auto const& load) {
       int pos = 0;  // position in the ring over all of this block's k-tiles
       for (int w = work.first; w < work.total; w += work.stride) {
         WorkUnit const u = work.unit(w);
-        for (int kt = u.kt0; kt < u.kt1; ++kt, ++pos)
-          load(s.stages[pos % Stages], tid == 0 ? pipe.producer_acquire(pos, bytes) : pipe.writer_acquire(pos), kt, u);
+        for (int kt = u.kt0; kt < u.kt1; ++kt, ++pos) load(s.stages[pos % Stages], pipe.producer_acquire(pos, Stage::bytes), kt, u);
       }
     });
   }

@@ -46,6 +46,12 @@ struct Config {
                                       Stages_, Epilogue_>,
                          gemm::Config<Arch_, ElementX_, RowMajor, ElementW_, ColumnMajor, ElementY_, ElementAccumulator_, Tile_, Warps_,
                                       Stages_, Epilogue_>>>;
+
+  // The Hopper kernel's loaders (conv/sm90/im2col_loader.hpp) share no tiles across a cluster
+  // yet. (gemm::Config itself asks for a k-tile of one 128-byte swizzle span.)
+  static constexpr bool hopper = Gemm::warp_specialized;
+  static constexpr bool hopper_no_cluster = !hopper || Gemm::cluster_m * Gemm::cluster_n == 1;
+  static_assert(hopper_no_cluster, "conv::Config: the Hopper convolution takes no clusters yet; use ClusterShape<1, 1>");
 };
 
 }  // namespace tessera::conv

@@ -8,10 +8,11 @@
 //   if (Status s = conv::Conv<Cfg>{}.run(args, workspace, stream); !s) ...
 //
 // Tensors are packed: X is N D H W C, W is K T R S (C / groups), Y is N Z P Q K. The chain sees
-// each output as Coord{row, col, batch = group} of the direction's GEMM: Fprop (output pixel
-// (n, z, p, q) flattened, output channel within its group); Dgrad (input pixel, input channel);
-// Wgrad (filter within its group, (t, r, s, c) flattened). With groups = 1 and Fprop, a per-column
-// Bias is per output channel and a residual of Y's shape is a row-major matrix of K columns.
+// each output in the written tensor's coordinates: Fprop Coord{output pixel (n, z, p, q)
+// flattened, output channel, 0}, Dgrad Coord{input pixel, input channel, 0}, with every group's
+// channels: a per-column Bias or ScaleShift is per channel and a residual of the output's shape
+// is a row-major matrix of K (Dgrad: C) columns. Wgrad: Coord{filter within its group, (t, r, s,
+// c) flattened, group}.
 //
 // Kernels: a Warps<M, N> Config runs the sm80 kernel (mma.sync, cp.async gathers; runs on Hopper
 // too), all three directions, the channels of a group multiples of 8 (and of BlockTile K where a
@@ -116,9 +117,6 @@ class Conv {
       return Status::misaligned("conv::Conv: x, w and y must be 16-byte aligned and C / groups and K / groups multiples of 8 "
                                 "(16-byte vectors of channels; C / groups = " + s(p.c_per_group()) + ", K / groups = " +
                                 s(p.k_per_group()) + "); allocate with cudaMalloc and pad the channels");
-    if (p.groups > 1 && epilogue::column_vectors_of<typename Cfg::Epilogue> > 0)
-      return fail("a per-channel epilogue stage (Bias, ScaleShift) with groups = " + s(p.groups) +
-                  " reads the channel within the group, not the output channel; use groups = 1 (grouped epilogues are in progress)");
     if (a.split_k < 0 || a.split_k > kMaxSplit)
       return Status::invalid_argument("conv::Conv: split_k = " + s(a.split_k) + " must be 0 (automatic) to " + s(kMaxSplit));
     GemmShape const g = gemm_shape(p, Cfg::direction);
@@ -155,6 +153,13 @@ class Conv {
   }
 
  private:
+  // The chain sees a group's columns as the output's channels (epilogue::Coord::in_batch): Fprop's
+  // output channels, Dgrad's input channels. Wgrad's columns are (tap, channel) of each group's
+  // filters: its chain keeps the group as the batch.
+  static int batch_columns(Problem const& p) {
+    return Cfg::direction == Direction::kFprop ? p.k_per_group() : Cfg::direction == Direction::kDgrad ? p.c_per_group() : 0;
+  }
+
   // The Hopper kernel: the GEMM's sm90 Kernel with the im2col loader; groups are batch entries.
   static gemm::sm90::WorkGrid work_grid(Arguments const& a) {
     GemmShape const g = gemm_shape(a.problem, Cfg::direction);
@@ -190,6 +195,7 @@ class Conv {
     }
     d.epilogue = a.epilogue;
     TESSERA_RETURN_IF_ERROR(gemm::sm90::Epilogue<GemmCfg>::make(d, true, stream, p.epilogue));
+    p.epilogue.batch_columns = batch_columns(pr);
     p.grid = work_grid(a);
     TESSERA_RETURN_IF_ERROR(
         gemm::sm90::SplitK<GemmCfg>::make(p.grid.k_splits, std::size_t(p.grid.padded_tiles()), workspace, false, stream, p.split));
@@ -243,6 +249,7 @@ class Conv {
     p.k_splits = (k_tiles + p.k_tiles_per_split - 1) / p.k_tiles_per_split;  // no empty slice
     p.partials = static_cast<float*>(workspace);
     p.epilogue = a.epilogue;
+    p.batch_columns = batch_columns(pr);
     auto kernel = gemm::sm80::loader_kernel<GemmCfg, Loader>;
     cudaError_t err = cudaSuccess;
     if (GemmCfg::smem_bytes > 48 * 1024) err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, GemmCfg::smem_bytes);

@@ -36,6 +36,13 @@ struct Coord {
   int row;
   int col;
   int batch;
+  // The coordinate a kernel gives the chain for (row, col) of batch entry `batch` when the batch
+  // entries are column blocks of one output (a grouped convolution: entry g's column c is output
+  // channel c + g batch_columns): then (row, c + batch batch_columns) of batch 0. With
+  // batch_columns = 0, the entry's own coordinate (a batched GEMM).
+  TESSERA_HD static constexpr Coord in_batch(int row, int col, int batch, int batch_columns) {
+    return batch_columns == 0 ? Coord{row, col, batch} : Coord{row, col + batch * batch_columns, 0};
+  }
 };
 
 // A stage: float in, float out, with the element's coordinate.

@@ -29,6 +29,7 @@ struct DataParallelParams {
   int k_tiles_per_split;  // BK-tiles per split
   float* partials;        // split-K: k_splits x batch x m x n floats, row-major (see Gemm::run)
   typename Cfg::Epilogue epilogue;
+  int batch_columns = 0;  // batch entries as column blocks for the chain (epilogue::Coord::in_batch)
 };
 
 // One block's work: an output tile (tm, tn) of batch entry `batch` and K slice `split`.
@@ -54,7 +55,7 @@ __global__ void reduce_splits(DataParallelParams<Cfg> const p) {
     float sum = 0.0f;
     for (int s = 0; s < p.k_splits; ++s) sum += p.partials[(std::int64_t(s) * gridDim.y + batch) * mn + i];
     int const row = int(i / p.n), col = int(i % p.n);
-    float const y = p.epilogue(sum, epilogue::Coord{row, col, batch});
+    float const y = p.epilogue(sum, epilogue::Coord::in_batch(row, col, batch, p.batch_columns));
     p.d[batch * p.batch_stride_d + row * p.d_row_stride + col * p.d_col_stride] =
         epilogue::convert_output<typename Cfg::ElementD>(y);
   }

@@ -47,6 +47,9 @@ TEST_CASE("conv Fprop sm80: bias + ReLU fused", "[gpu][conv][sm80]") {
   using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::Relu>;
   CHECK(run_conv<Sm80Fprop<bfloat16_t, Epi>>(problem2d(2, 14, 14, 64, 72, 3, 3, 1, 1, 1)) <= 1.0);
   CHECK(run_conv<Sm80Fprop<bfloat16_t, Epi>>(problem2d(1, 9, 9, 32, 40, 1, 1, 0, 0, 2), 2) <= 1.0);
+  // Grouped: the bias is per output channel across the groups (the chain sees output channels).
+  CHECK(run_conv<Sm80Fprop<bfloat16_t, Epi>>(problem2d(2, 8, 9, 64, 48, 3, 3, 1, 1, 1, 1, 2)) <= 1.0);
+  CHECK(run_conv<Sm80Fprop<bfloat16_t, Epi>>(problem2d(1, 7, 6, 128, 64, 3, 3, 1, 1, 1, 1, 4), 3) <= 1.0);  // and split-K
 }
 
 TEST_CASE("conv Dgrad sm80: unit and strided, 1-D to 3-D, groups", "[gpu][conv][sm80]") {

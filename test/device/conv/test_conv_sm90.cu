@@ -42,6 +42,9 @@ TEST_CASE("conv Fprop sm90: TMA im2col through the GEMM's kernel", "[gpu][conv][
   CHECK(run_conv<Cfg>(p) <= 1.0);  // 3-D: rank 5
   using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::Relu>;
   CHECK(run_conv<Sm90Fprop<bfloat16_t, Epi>>(problem2d(2, 14, 14, 64, 72, 3, 3, 1, 1, 1)) <= 1.0);
+  // Grouped: the bias is per output channel across the groups, staged (interior tiles) or not.
+  CHECK(run_conv<Sm90Fprop<bfloat16_t, Epi>>(problem2d(2, 14, 14, 128, 256, 3, 3, 1, 1, 1, 1, 2)) <= 1.0);
+  CHECK(run_conv<Sm90Fprop<bfloat16_t, Epi>>(problem2d(1, 9, 7, 256, 96, 3, 3, 1, 1, 1, 1, 4), 2) <= 1.0);  // and split-K
 }
 
 TEST_CASE("conv Dgrad sm90: unit stride through the flipped filter, 1-D to 3-D, groups", "[gpu][conv][sm90]") {

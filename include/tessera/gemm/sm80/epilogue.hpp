@@ -112,7 +112,7 @@ struct Epilogue {
           Quad out;
           TESSERA_UNROLL
           for (int j = 0; j < 4; ++j)
-            out.v[j] = epilogue::convert_output<ED>(p.epilogue(v[j], epilogue::Coord{row, col + j, batch}));
+            out.v[j] = epilogue::convert_output<ED>(p.epilogue(v[j], epilogue::Coord::in_batch(row, col + j, batch, p.batch_columns)));
           *reinterpret_cast<Quad*>(base + r * p.d_row_stride + c) = out;
         }
         continue;
@@ -139,7 +139,7 @@ struct Epilogue {
         for (int j = 0; j < 4; ++j) {
           int const rj = row_major ? row : row + j, cj = row_major ? col + j : col;
           in[j] = interior || (rj < p.m && cj < p.n);  // the chain reads operands of D's extent only
-          out.v[j] = epilogue::convert_output<ED>(in[j] ? p.epilogue(v[j], epilogue::Coord{rj, cj, batch}) : 0.0f);
+          out.v[j] = epilogue::convert_output<ED>(in[j] ? p.epilogue(v[j], epilogue::Coord::in_batch(rj, cj, batch, p.batch_columns)) : 0.0f);
         }
         ED* const at = d + row * p.d_row_stride + col * p.d_col_stride;
         if (vectors && in[3]) {  // the quad's last element in bounds: all four are

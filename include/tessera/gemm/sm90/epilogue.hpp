@@ -61,6 +61,9 @@ struct Epilogue {
     // The kernel computes D^T = B^T A^T (Arguments::swap_ab; m, n and D's strides are the
     // transposed problem's): the chain gets coordinates (col, row).
     bool swap_ab;
+    // Batch entries as column blocks of one output for the chain (epilogue::Coord::in_batch; a
+    // grouped convolution's); 0 in a GEMM (make).
+    int batch_columns;
   };
 
   // args: d, ldd, d_order, m, n, batch_count, batch_stride_d, epilogue, scale_a, scale_b, scale_d,
@@ -74,6 +77,7 @@ struct Epilogue {
     out.scale_d = args.scale_d;
     out.amax = args.amax_d;
     out.swap_ab = args.swap_ab;
+    out.batch_columns = 0;
     if (args.amax_d != nullptr) {
       cudaError_t const e = cudaMemsetAsync(args.amax_d, 0, sizeof(float), stream);
       if (e != cudaSuccess) return Status::device_error(std::string("zeroing amax_d failed: ") + cudaGetErrorString(e));
@@ -93,13 +97,14 @@ struct Epilogue {
   // ---- the column vectors ------------------------------------------------------------------------
   // Whether this launch stages them (not where the kernel computes D^T: its columns are D's rows).
   TESSERA_DEVICE static bool stages_columns(Params const& p) { return stage_columns && !p.swap_ab; }
-  TESSERA_DEVICE static void load_columns(Params const& p, int col_base, int thread, float (&v)[ColumnLoads]) {
+  TESSERA_DEVICE static void load_columns(Params const& p, int col_base, int batch, int thread, float (&v)[ColumnLoads]) {
+    int const chain_base = col_base + batch * p.batch_columns;  // the chain's column (Coord::in_batch)
     TESSERA_UNROLL
     for (int j = 0; j < ColumnVectors; ++j)
       TESSERA_UNROLL
       for (int s = 0; s < ColumnParts; ++s) {
         int const col = 128 * s + thread;
-        v[j * ColumnParts + s] = col < BN && col_base + col < p.store.n ? p.chain.column_value(j, col_base + col) : 0.0f;
+        v[j * ColumnParts + s] = col < BN && col_base + col < p.store.n ? p.chain.column_value(j, chain_base + col) : 0.0f;
       }
   }
   // Consumer c's copy, once the previous epilogue has read it.
@@ -173,7 +178,7 @@ struct Epilogue {
             // all be in flight at once (a branch per element made each wait for the last).
             bool const in = Interior || ((row < m) & (col + e < n));  // no short-circuit branches
             int const r = Interior ? row : min(row, m - 1), cc = Interior ? col + e : min(col + e, n - 1);
-            epilogue::Coord const at = swap ? epilogue::Coord{cc, r, batch} : epilogue::Coord{r, cc, batch};
+            epilogue::Coord const at = swap ? epilogue::Coord{cc, r, batch} : epilogue::Coord::in_batch(r, cc, batch, p.batch_columns);
             float const x = Scaled ? pre * acc.regs[mh][v + e] : acc.regs[mh][v + e];
             // An interior tile's column vectors are staged in `columns` (then never swap_ab).
             float y;

@@ -153,7 +153,7 @@ struct Kernel {
       Accum acc;
       [[maybe_unused]] float column_part[Epi::ColumnLoads];
       if constexpr (Epi::stage_columns) {
-        if (stage_tile_columns) Epi::load_columns(p.epilogue, u.t.n * BN, thread, column_part);
+        if (stage_tile_columns) Epi::load_columns(p.epilogue, u.t.n * BN, u.batch, thread, column_part);
       }
       Main::issue(acc, pipe, &s.stages[0][0], pos, u.kt1 - u.kt0, row0, thread);
       if constexpr (ping_pong) {

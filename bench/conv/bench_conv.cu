@@ -255,4 +255,4 @@ BENCHMARK(BM_config<Fprop90<bfloat16_t, 256, 4>>)->Name("conv_bf16_fprop/tessera
 BENCHMARK(BM_tessera<half_t, conv::Fprop>)->Name("conv_f16_fprop/tessera")->Apply(resnet50);
 BENCHMARK(BM_cudnn<half_t, conv::Fprop>)->Name("conv_f16_fprop/cudnn")->Apply(resnet50);
 
-BENCHMARK_MAIN();
+TESSERA_BENCH_MAIN()

@@ -165,9 +165,10 @@ struct Kernel {
     ED* const d = p.d + w.batch * p.batch_stride_d;
     bool const interior = (w.tm + 1) * BM <= p.m && (w.tn + 1) * BN <= p.n;  // uniform over the block
     for_each_value(acc, row0, col0, lane, [&](int row, int col, float x) {
-      if (interior || (row < p.m && col < p.n))  // the chain reads operands of D's extent only
+      if (interior || (row < p.m && col < p.n)) {  // the chain reads operands of D's extent only
         float const y = p.epilogue(x, epilogue::Coord::in_batch(row, col, w.batch, p.batch_columns));
         d[row * p.d_row_stride + col * p.d_col_stride] = epilogue::convert_output<ED>(y);
+      }
     });
   }
 };

@@ -1,8 +1,11 @@
 // Convolution against cuDNN 9, measured in the same binary: Fprop, Dgrad and Wgrad of ResNet-50's
-// 3x3 and 1x1 layers (NHWC, bf16 and f16, float accumulation) through conv::Conv and through
-// cudnnConvolutionForward / BackwardData / BackwardFilter with the algorithm cudnnFind...Ex picks
-// (its workspace given: up to 256 MiB). Work: 2 N P Q K R S C FLOP per direction; the rate is
-// TFLOP/s. The ratio (cuDNN's time over ours) is what tessera-perf-report prints.
+// 3x3 and 1x1 layers at N = 32 and 128 and of a 3-D video layer (NHWC / NDHWC, bf16 and f16, float
+// accumulation) through conv::Conv and through cudnnConvolutionForward / BackwardData /
+// BackwardFilter with the algorithm cudnnFind...Ex picks (its workspace given: up to 256 MiB); and
+// the ResNet block's fused conv + bias + residual + ReLU against our plain conv and against
+// cudnnConvolutionBiasActivationForward (y = relu(conv + z + bias)). Work: 2 N Z P Q K T R S C / g
+// FLOP per direction; the rate is TFLOP/s. The ratio (the other's time over ours) is what
+// tessera-perf-report prints.
 //
 // All three directions run the Hopper kernel (TMA im2col) but strided Dgrad, which runs the sm80
 // one: this bench is the scoreboard the kernels are measured on. Layers with C = 3 (the stem) need
@@ -17,6 +20,8 @@
 
 #include "bench_util.hpp"
 #include "tessera/conv/conv.hpp"
+#include "tessera/epilogue/activations.hpp"
+#include "tessera/epilogue/tensor_stages.hpp"
 
 using namespace tessera;
 
@@ -44,7 +49,7 @@ cudnnHandle_t cudnn() {
 }
 
 // A ResNet-50 layer (2-D), from the benchmark's arguments {n, h, w, c, k, r, stride}.
-conv::Problem layer(benchmark::State const& state) {
+conv::Problem resnet_layer(benchmark::State const& state) {
   conv::Problem p;
   p.n = int(state.range(0)), p.h = int(state.range(1)), p.w = int(state.range(2)), p.c = int(state.range(3)), p.k = int(state.range(4));
   p.r = p.s = int(state.range(5));
@@ -52,6 +57,22 @@ conv::Problem layer(benchmark::State const& state) {
   p.pad_before = p.pad_after = {0, pad, pad};
   p.stride = {1, int(state.range(6)), int(state.range(6))};
   return p;
+}
+
+// A 3-D (video) layer, from {n, d, h, w, c, k, t}: a t x t x t filter, padded to keep the extents.
+conv::Problem video_layer(benchmark::State const& state) {
+  conv::Problem p;
+  p.n = int(state.range(0)), p.d = int(state.range(1)), p.h = int(state.range(2)), p.w = int(state.range(3));
+  p.c = int(state.range(4)), p.k = int(state.range(5));
+  p.t = p.r = p.s = int(state.range(6));
+  int const pad = p.t / 2;
+  p.pad_before = p.pad_after = {pad, pad, pad};
+  return p;
+}
+using MakeProblem = conv::Problem (*)(benchmark::State const&);
+
+void timing(benchmark::internal::Benchmark* b) {
+  b->UseManualTime()->MinTime(0.05)->Repetitions(5)->ReportAggregatesOnly(true)->Unit(benchmark::kMicrosecond);
 }
 
 void resnet50(benchmark::internal::Benchmark* b) {
@@ -67,15 +88,27 @@ void resnet50(benchmark::internal::Benchmark* b) {
     b->Args({n, 7, 7, 512, 512, 3, 1});     // conv5_x 3x3
     b->Args({n, 56, 56, 128, 128, 3, 2});   // conv3_1 3x3 stride 2
   }
-  b->UseManualTime()->MinTime(0.05)->Repetitions(5)->ReportAggregatesOnly(true)->Unit(benchmark::kMicrosecond);
+  timing(b);
+}
+
+void video(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"n", "d", "h", "w", "c", "k", "t"});
+  b->Args({4, 8, 56, 56, 128, 128, 3});  // a 3x3x3 layer of a video network
+  timing(b);
+}
+
+bool same(conv::Problem const& a, conv::Problem const& b) {
+  return a.n == b.n && a.d == b.d && a.h == b.h && a.w == b.w && a.c == b.c && a.k == b.k && a.t == b.t && a.r == b.r && a.s == b.s &&
+         a.stride[1] == b.stride[1] && a.groups == b.groups;
 }
 
 // The tensors of a problem, random normal (full mantissas), filled on the device; kept between
-// benchmarks so that the implementations of one problem share them.
+// benchmarks so that the implementations of one problem share them. The fused rows' bias (K) and
+// residual (Y's shape) too.
 template <class E>
 struct Tensors {
   conv::Problem p;
-  E *x = nullptr, *w = nullptr, *y = nullptr;
+  E *x = nullptr, *w = nullptr, *y = nullptr, *bias = nullptr, *residual = nullptr;
   explicit Tensors(conv::Problem const& p_) : p(p_) {
     auto make = [&](E*& d, std::int64_t count, unsigned seed) {
       TESSERA_BENCH_CUDA(cudaMalloc(&d, std::size_t(count) * sizeof(E)));
@@ -84,20 +117,17 @@ struct Tensors {
     make(x, p.input_elements(), 1);
     make(w, p.filter_elements(), 2);
     make(y, p.output_elements(), 3);
+    make(bias, p.k, 4);
+    make(residual, p.output_elements(), 5);
   }
   ~Tensors() {
-    cudaFree(x);
-    cudaFree(w);
-    cudaFree(y);
+    for (E* d : {x, w, y, bias, residual}) cudaFree(d);
   }
 };
 template <class E>
 Tensors<E>& tensors(conv::Problem const& p) {
   static std::unique_ptr<Tensors<E>> cached;
-  auto const same = [&](conv::Problem const& q) {
-    return q.n == p.n && q.h == p.h && q.w == p.w && q.c == p.c && q.k == p.k && q.r == p.r && q.stride[1] == p.stride[1];
-  };
-  if (!cached || !same(cached->p)) {
+  if (!cached || !same(cached->p, p)) {
     cached.reset();
     cached = std::make_unique<Tensors<E>>(p);
   }
@@ -110,9 +140,9 @@ void counters(benchmark::State& state, conv::Problem const& p) {
 
 // The Hopper kernel (TMA im2col into the GEMM's sm90 Kernel) with the GEMM's N tile chosen by its
 // extent (Fprop K, Dgrad C: a 256-wide tile over 64 columns would compute four times the work)
-// and Wgrad split automatically; strided Dgrad on the sm80 kernel (cp.async gathers).
-template <class E, int BN, int S>
-using Fprop90 = conv::Config<arch::Sm90, E, E, E, float, conv::Fprop, gemm::BlockTile<128, BN, 64>, gemm::Warpgroups<2>, gemm::Stages<S>>;
+// and K split automatically; strided Dgrad on the sm80 kernel (cp.async gathers).
+template <class E, int BN, int S, class Epi = epilogue::Identity>
+using Fprop90 = conv::Config<arch::Sm90, E, E, E, float, conv::Fprop, gemm::BlockTile<128, BN, 64>, gemm::Warpgroups<2>, gemm::Stages<S>, Epi>;
 template <class E, int BN, int S>
 using Dgrad90 = conv::Config<arch::Sm90, E, E, E, float, conv::Dgrad, gemm::BlockTile<128, BN, 64>, gemm::Warpgroups<2>, gemm::Stages<S>>;
 template <class E, int BM>
@@ -120,6 +150,9 @@ using Wgrad90 = conv::Config<arch::Sm90, E, E, E, float, conv::Wgrad, gemm::Bloc
                              gemm::Stages<4>>;
 template <class E, class Dir>
 using Conv80 = conv::Config<arch::Sm80, E, E, E, float, Dir, gemm::BlockTile<128, 128, 32>, gemm::Warps<2, 2>, gemm::Stages<4>>;
+// The ResNet block's epilogue: + bias[k], + the shortcut R (Y's shape), ReLU.
+template <class E>
+using BlockEpi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, E>, epilogue::ResidualAdd<E>, epilogue::Relu>;
 
 template <class Cfg>
 void run_tessera(benchmark::State& state, conv::Problem const& p) {
@@ -130,6 +163,8 @@ void run_tessera(benchmark::State& state, conv::Problem const& p) {
   args.x = t.x;
   args.w = t.w;
   args.y = t.y;
+  if constexpr (!std::is_same_v<typename Cfg::Epilogue, epilogue::Identity>)
+    args.epilogue = Cfg::Epilogue::make(t.bias, epilogue::MatrixRef<E>::row_major(t.residual, p.k));
   // K split automatically where the output tiles alone cannot fill the GPU (Wgrad's K, N P Q, is
   // long and its output small; the 7 x 7 layers have few output tiles).
   args.split_k = 0;
@@ -146,14 +181,20 @@ void run_tessera(benchmark::State& state, conv::Problem const& p) {
   cudaFree(workspace);
 }
 
+// Fprop's pick, with the epilogue Epi.
+template <class E, class Epi>
+void run_fprop(benchmark::State& state, conv::Problem const& p) {
+  if (p.k <= 64) run_tessera<Fprop90<E, 64, 8, Epi>>(state, p);
+  else if (p.k <= 128) run_tessera<Fprop90<E, 128, 6, Epi>>(state, p);
+  else run_tessera<Fprop90<E, 256, 4, Epi>>(state, p);
+}
+
 // The library's pick for the problem.
-template <class E, class Dir>
+template <class E, class Dir, MakeProblem Make>
 void BM_tessera(benchmark::State& state) {
-  conv::Problem const p = layer(state);
+  conv::Problem const p = Make(state);
   if constexpr (std::is_same_v<Dir, conv::Fprop>) {
-    if (p.k <= 64) run_tessera<Fprop90<E, 64, 8>>(state, p);
-    else if (p.k <= 128) run_tessera<Fprop90<E, 128, 6>>(state, p);
-    else run_tessera<Fprop90<E, 256, 4>>(state, p);
+    run_fprop<E, epilogue::Identity>(state, p);
   } else if constexpr (std::is_same_v<Dir, conv::Dgrad>) {
     // Strided Dgrad runs the sm80 kernel (which computes the terms the stride leaves zero).
     if (p.stride[1] > 1) run_tessera<Conv80<E, Dir>>(state, p);
@@ -166,93 +207,188 @@ void BM_tessera(benchmark::State& state) {
   }
 }
 
+// The fused ResNet block conv: Fprop + bias + residual + ReLU in the epilogue.
+template <class E>
+void BM_fused(benchmark::State& state) {
+  run_fprop<E, BlockEpi<E>>(state, resnet_layer(state));
+}
+
 // One Config on every layer (the rows that show what the pick leaves).
 template <class Cfg>
 void BM_config(benchmark::State& state) {
-  run_tessera<Cfg>(state, layer(state));
+  run_tessera<Cfg>(state, resnet_layer(state));
 }
 
-// cuDNN on the same problem and tensors: NHWC descriptors, the filter KRSC, cross-correlation.
-template <class E, class Dir>
+// cuDNN's descriptors of a problem: NHWC (NDHWC) tensors, a KRSC (KTRSC) filter, cross-correlation.
+template <class E>
+struct CudnnConv {
+  cudnnTensorDescriptor_t xd{}, yd{}, zd{}, bd{};
+  cudnnFilterDescriptor_t wd{};
+  cudnnConvolutionDescriptor_t cd{};
+  explicit CudnnConv(conv::Problem const& p) {
+    TESSERA_BENCH_CUDNN(cudnnCreateTensorDescriptor(&xd));
+    TESSERA_BENCH_CUDNN(cudnnCreateTensorDescriptor(&yd));
+    TESSERA_BENCH_CUDNN(cudnnCreateTensorDescriptor(&zd));
+    TESSERA_BENCH_CUDNN(cudnnCreateTensorDescriptor(&bd));
+    TESSERA_BENCH_CUDNN(cudnnCreateFilterDescriptor(&wd));
+    TESSERA_BENCH_CUDNN(cudnnCreateConvolutionDescriptor(&cd));
+    if (p.d == 1 && p.t == 1) {
+      TESSERA_BENCH_CUDNN(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, cudnn_type<E>, p.n, p.c, p.h, p.w));
+      TESSERA_BENCH_CUDNN(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, cudnn_type<E>, p.n, p.k, p.p(), p.q()));
+      TESSERA_BENCH_CUDNN(cudnnSetTensor4dDescriptor(zd, CUDNN_TENSOR_NHWC, cudnn_type<E>, p.n, p.k, p.p(), p.q()));
+      TESSERA_BENCH_CUDNN(cudnnSetTensor4dDescriptor(bd, CUDNN_TENSOR_NHWC, cudnn_type<E>, 1, p.k, 1, 1));
+      TESSERA_BENCH_CUDNN(cudnnSetFilter4dDescriptor(wd, cudnn_type<E>, CUDNN_TENSOR_NHWC, p.k, p.c_per_group(), p.r, p.s));
+      TESSERA_BENCH_CUDNN(cudnnSetConvolution2dDescriptor(cd, p.pad_before[1], p.pad_before[2], p.stride[1], p.stride[2],
+                                                          p.dilation[1], p.dilation[2], CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    } else {
+      int const x[5] = {p.n, p.c, p.d, p.h, p.w}, y[5] = {p.n, p.k, p.z(), p.p(), p.q()}, b[5] = {1, p.k, 1, 1, 1},
+                f[5] = {p.k, p.c_per_group(), p.t, p.r, p.s};
+      TESSERA_BENCH_CUDNN(cudnnSetTensorNdDescriptorEx(xd, CUDNN_TENSOR_NHWC, cudnn_type<E>, 5, x));
+      TESSERA_BENCH_CUDNN(cudnnSetTensorNdDescriptorEx(yd, CUDNN_TENSOR_NHWC, cudnn_type<E>, 5, y));
+      TESSERA_BENCH_CUDNN(cudnnSetTensorNdDescriptorEx(zd, CUDNN_TENSOR_NHWC, cudnn_type<E>, 5, y));
+      TESSERA_BENCH_CUDNN(cudnnSetTensorNdDescriptorEx(bd, CUDNN_TENSOR_NHWC, cudnn_type<E>, 5, b));
+      TESSERA_BENCH_CUDNN(cudnnSetFilterNdDescriptor(wd, cudnn_type<E>, CUDNN_TENSOR_NHWC, 5, f));
+      int const pad[3] = {p.pad_before[0], p.pad_before[1], p.pad_before[2]};
+      TESSERA_BENCH_CUDNN(cudnnSetConvolutionNdDescriptor(cd, 3, pad, p.stride.data(), p.dilation.data(), CUDNN_CROSS_CORRELATION,
+                                                          CUDNN_DATA_FLOAT));
+    }
+    TESSERA_BENCH_CUDNN(cudnnSetConvolutionMathType(cd, CUDNN_TENSOR_OP_MATH));
+    TESSERA_BENCH_CUDNN(cudnnSetConvolutionGroupCount(cd, p.groups));
+  }
+  ~CudnnConv() {
+    cudnnDestroyConvolutionDescriptor(cd);
+    cudnnDestroyFilterDescriptor(wd);
+    for (auto d : {xd, yd, zd, bd}) cudnnDestroyTensorDescriptor(d);
+  }
+};
+
+// cudnnFind...Ex times every algorithm: once per problem, not at each of Google Benchmark's calls.
+std::map<std::string, int>& found_algorithms() {
+  static std::map<std::string, int> algos;
+  return algos;
+}
+std::string problem_key(char const* what, benchmark::State const& state) {
+  std::string key = what;
+  for (int i = 0; i < 7; ++i) key += "/" + std::to_string(state.range(i));
+  return key;
+}
+
+// cuDNN on the same problem and tensors.
+template <class E, class Dir, MakeProblem Make>
 void BM_cudnn(benchmark::State& state) {
-  conv::Problem const p = layer(state);
+  conv::Problem const p = Make(state);
   Tensors<E>& t = tensors<E>(p);
-  cudnnTensorDescriptor_t xd, yd;
-  cudnnFilterDescriptor_t wd;
-  cudnnConvolutionDescriptor_t cd;
-  TESSERA_BENCH_CUDNN(cudnnCreateTensorDescriptor(&xd));
-  TESSERA_BENCH_CUDNN(cudnnCreateTensorDescriptor(&yd));
-  TESSERA_BENCH_CUDNN(cudnnCreateFilterDescriptor(&wd));
-  TESSERA_BENCH_CUDNN(cudnnCreateConvolutionDescriptor(&cd));
-  TESSERA_BENCH_CUDNN(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, cudnn_type<E>, p.n, p.c, p.h, p.w));
-  TESSERA_BENCH_CUDNN(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, cudnn_type<E>, p.n, p.k, p.p(), p.q()));
-  TESSERA_BENCH_CUDNN(cudnnSetFilter4dDescriptor(wd, cudnn_type<E>, CUDNN_TENSOR_NHWC, p.k, p.c_per_group(), p.r, p.s));
-  TESSERA_BENCH_CUDNN(cudnnSetConvolution2dDescriptor(cd, p.pad_before[1], p.pad_before[2], p.stride[1], p.stride[2], p.dilation[1],
-                                                      p.dilation[2], CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-  TESSERA_BENCH_CUDNN(cudnnSetConvolutionMathType(cd, CUDNN_TENSOR_OP_MATH));
-  TESSERA_BENCH_CUDNN(cudnnSetConvolutionGroupCount(cd, p.groups));
+  CudnnConv<E> const c(p);
   std::size_t const limit = std::size_t(256) << 20;
   void* workspace = nullptr;
   TESSERA_BENCH_CUDA(cudaMalloc(&workspace, limit));
   float const one = 1.0f, zero = 0.0f;
   int found = 0;
-  // cudnnFind...Ex times every algorithm: once per problem, not at each of Google Benchmark's calls.
-  static std::map<std::string, int> algos;
-  std::string key = std::string(typeid(E).name()) + typeid(Dir).name();
-  for (int i = 0; i < 7; ++i) key += "/" + std::to_string(state.range(i));
+  auto& algos = found_algorithms();
+  std::string const key = problem_key(typeid(Tensors<E>).name(), state) + typeid(Dir).name() + (Make == video_layer ? "3d" : "");
   if constexpr (std::is_same_v<Dir, conv::Fprop>) {
     if (!algos.count(key)) {
       cudnnConvolutionFwdAlgoPerf_t perf[8];
-      TESSERA_BENCH_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(cudnn(), xd, t.x, wd, t.w, cd, yd, t.y, 8, &found, perf, workspace, limit));
+      TESSERA_BENCH_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(cudnn(), c.xd, t.x, c.wd, t.w, c.cd, c.yd, t.y, 8, &found, perf, workspace, limit));
       algos[key] = int(perf[0].algo);
     }
     auto const algo = cudnnConvolutionFwdAlgo_t(algos[key]);
     bench::run_timed(state, [&] {
-      TESSERA_BENCH_CUDNN(cudnnConvolutionForward(cudnn(), &one, xd, t.x, wd, t.w, cd, algo, workspace, limit, &zero, yd, t.y));
+      TESSERA_BENCH_CUDNN(cudnnConvolutionForward(cudnn(), &one, c.xd, t.x, c.wd, t.w, c.cd, algo, workspace, limit, &zero, c.yd, t.y));
     });
   } else if constexpr (std::is_same_v<Dir, conv::Dgrad>) {
     if (!algos.count(key)) {
       cudnnConvolutionBwdDataAlgoPerf_t perf[8];
       TESSERA_BENCH_CUDNN(
-          cudnnFindConvolutionBackwardDataAlgorithmEx(cudnn(), wd, t.w, yd, t.y, cd, xd, t.x, 8, &found, perf, workspace, limit));
+          cudnnFindConvolutionBackwardDataAlgorithmEx(cudnn(), c.wd, t.w, c.yd, t.y, c.cd, c.xd, t.x, 8, &found, perf, workspace, limit));
       algos[key] = int(perf[0].algo);
     }
     auto const algo = cudnnConvolutionBwdDataAlgo_t(algos[key]);
     bench::run_timed(state, [&] {
-      TESSERA_BENCH_CUDNN(cudnnConvolutionBackwardData(cudnn(), &one, wd, t.w, yd, t.y, cd, algo, workspace, limit, &zero, xd, t.x));
+      TESSERA_BENCH_CUDNN(cudnnConvolutionBackwardData(cudnn(), &one, c.wd, t.w, c.yd, t.y, c.cd, algo, workspace, limit, &zero, c.xd, t.x));
     });
   } else {
     if (!algos.count(key)) {
       cudnnConvolutionBwdFilterAlgoPerf_t perf[8];
       TESSERA_BENCH_CUDNN(
-          cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnn(), xd, t.x, yd, t.y, cd, wd, t.w, 8, &found, perf, workspace, limit));
+          cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnn(), c.xd, t.x, c.yd, t.y, c.cd, c.wd, t.w, 8, &found, perf, workspace, limit));
       algos[key] = int(perf[0].algo);
     }
     auto const algo = cudnnConvolutionBwdFilterAlgo_t(algos[key]);
     bench::run_timed(state, [&] {
-      TESSERA_BENCH_CUDNN(cudnnConvolutionBackwardFilter(cudnn(), &one, xd, t.x, yd, t.y, cd, algo, workspace, limit, &zero, wd, t.w));
+      TESSERA_BENCH_CUDNN(cudnnConvolutionBackwardFilter(cudnn(), &one, c.xd, t.x, c.yd, t.y, c.cd, algo, workspace, limit, &zero, c.wd, t.w));
     });
   }
   counters(state, p);
   cudaFree(workspace);
-  cudnnDestroyConvolutionDescriptor(cd);
-  cudnnDestroyFilterDescriptor(wd);
-  cudnnDestroyTensorDescriptor(yd);
-  cudnnDestroyTensorDescriptor(xd);
+}
+
+// cuDNN's fused call: y = relu(conv(x, w) + 1 z + bias), z the shortcut (Y's shape), with the
+// forward algorithm Find picks for the plain conv (or, where the fused call refuses it, implicit
+// precomputed GEMM, the one every fused form takes).
+template <class E>
+void BM_cudnn_fused(benchmark::State& state) {
+  conv::Problem const p = resnet_layer(state);
+  Tensors<E>& t = tensors<E>(p);
+  CudnnConv<E> const c(p);
+  cudnnActivationDescriptor_t act{};
+  TESSERA_BENCH_CUDNN(cudnnCreateActivationDescriptor(&act));
+  TESSERA_BENCH_CUDNN(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+  std::size_t const limit = std::size_t(256) << 20;
+  void* workspace = nullptr;
+  TESSERA_BENCH_CUDA(cudaMalloc(&workspace, limit));
+  float const one = 1.0f;
+  auto& algos = found_algorithms();
+  std::string const key = problem_key(typeid(Tensors<E>).name(), state) + "fused";
+  if (!algos.count(key)) {
+    cudnnConvolutionFwdAlgoPerf_t perf[8];
+    int found = 0;
+    TESSERA_BENCH_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(cudnn(), c.xd, t.x, c.wd, t.w, c.cd, c.yd, t.y, 8, &found, perf, workspace, limit));
+    algos[key] = int(perf[0].algo);
+  }
+  auto fused = [&](cudnnConvolutionFwdAlgo_t algo) {
+    return cudnnConvolutionBiasActivationForward(cudnn(), &one, c.xd, t.x, c.wd, t.w, c.cd, algo, workspace, limit, &one, c.zd,
+                                                 t.residual, c.bd, t.bias, act, c.yd, t.y);
+  };
+  auto algo = cudnnConvolutionFwdAlgo_t(algos[key]);
+  if (fused(algo) != CUDNN_STATUS_SUCCESS) algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+  if (cudnnStatus_t const s = fused(algo); s != CUDNN_STATUS_SUCCESS) {
+    state.SkipWithError(cudnnGetErrorString(s));
+  } else {
+    bench::run_timed(state, [&] { TESSERA_BENCH_CUDNN(fused(algo)); });
+    counters(state, p);
+  }
+  cudaFree(workspace);
+  cudnnDestroyActivationDescriptor(act);
 }
 
 }  // namespace
 
-BENCHMARK(BM_tessera<bfloat16_t, conv::Fprop>)->Name("conv_bf16_fprop/tessera")->Apply(resnet50);
-BENCHMARK(BM_cudnn<bfloat16_t, conv::Fprop>)->Name("conv_bf16_fprop/cudnn")->Apply(resnet50);
-BENCHMARK(BM_tessera<bfloat16_t, conv::Dgrad>)->Name("conv_bf16_dgrad/tessera")->Apply(resnet50);
-BENCHMARK(BM_cudnn<bfloat16_t, conv::Dgrad>)->Name("conv_bf16_dgrad/cudnn")->Apply(resnet50);
-BENCHMARK(BM_tessera<bfloat16_t, conv::Wgrad>)->Name("conv_bf16_wgrad/tessera")->Apply(resnet50);
-BENCHMARK(BM_cudnn<bfloat16_t, conv::Wgrad>)->Name("conv_bf16_wgrad/cudnn")->Apply(resnet50);
+BENCHMARK(BM_tessera<bfloat16_t, conv::Fprop, resnet_layer>)->Name("conv_bf16_fprop/tessera")->Apply(resnet50);
+BENCHMARK(BM_cudnn<bfloat16_t, conv::Fprop, resnet_layer>)->Name("conv_bf16_fprop/cudnn")->Apply(resnet50);
+BENCHMARK(BM_tessera<bfloat16_t, conv::Dgrad, resnet_layer>)->Name("conv_bf16_dgrad/tessera")->Apply(resnet50);
+BENCHMARK(BM_cudnn<bfloat16_t, conv::Dgrad, resnet_layer>)->Name("conv_bf16_dgrad/cudnn")->Apply(resnet50);
+BENCHMARK(BM_tessera<bfloat16_t, conv::Wgrad, resnet_layer>)->Name("conv_bf16_wgrad/tessera")->Apply(resnet50);
+BENCHMARK(BM_cudnn<bfloat16_t, conv::Wgrad, resnet_layer>)->Name("conv_bf16_wgrad/cudnn")->Apply(resnet50);
 BENCHMARK(BM_config<Fprop90<bfloat16_t, 64, 8>>)->Name("conv_bf16_fprop/tessera_128x64_s8")->Apply(resnet50);
 BENCHMARK(BM_config<Fprop90<bfloat16_t, 128, 6>>)->Name("conv_bf16_fprop/tessera_128x128_s6")->Apply(resnet50);
 BENCHMARK(BM_config<Fprop90<bfloat16_t, 256, 4>>)->Name("conv_bf16_fprop/tessera_128x256_s4")->Apply(resnet50);
-BENCHMARK(BM_tessera<half_t, conv::Fprop>)->Name("conv_f16_fprop/tessera")->Apply(resnet50);
-BENCHMARK(BM_cudnn<half_t, conv::Fprop>)->Name("conv_f16_fprop/cudnn")->Apply(resnet50);
+BENCHMARK(BM_tessera<half_t, conv::Fprop, resnet_layer>)->Name("conv_f16_fprop/tessera")->Apply(resnet50);
+BENCHMARK(BM_cudnn<half_t, conv::Fprop, resnet_layer>)->Name("conv_f16_fprop/cudnn")->Apply(resnet50);
+BENCHMARK(BM_tessera<half_t, conv::Dgrad, resnet_layer>)->Name("conv_f16_dgrad/tessera")->Apply(resnet50);
+BENCHMARK(BM_cudnn<half_t, conv::Dgrad, resnet_layer>)->Name("conv_f16_dgrad/cudnn")->Apply(resnet50);
+BENCHMARK(BM_tessera<half_t, conv::Wgrad, resnet_layer>)->Name("conv_f16_wgrad/tessera")->Apply(resnet50);
+BENCHMARK(BM_cudnn<half_t, conv::Wgrad, resnet_layer>)->Name("conv_f16_wgrad/cudnn")->Apply(resnet50);
+// The ResNet block's conv with its bias, shortcut and ReLU fused, against our plain conv and cuDNN's fused call.
+BENCHMARK(BM_fused<bfloat16_t>)->Name("conv_bf16_block/tessera")->Apply(resnet50);
+BENCHMARK(BM_tessera<bfloat16_t, conv::Fprop, resnet_layer>)->Name("conv_bf16_block/tessera_plain")->Apply(resnet50);
+BENCHMARK(BM_cudnn_fused<bfloat16_t>)->Name("conv_bf16_block/cudnn_fused")->Apply(resnet50);
+// 3-D.
+BENCHMARK(BM_tessera<bfloat16_t, conv::Fprop, video_layer>)->Name("conv3d_bf16_fprop/tessera")->Apply(video);
+BENCHMARK(BM_cudnn<bfloat16_t, conv::Fprop, video_layer>)->Name("conv3d_bf16_fprop/cudnn")->Apply(video);
+BENCHMARK(BM_tessera<bfloat16_t, conv::Dgrad, video_layer>)->Name("conv3d_bf16_dgrad/tessera")->Apply(video);
+BENCHMARK(BM_cudnn<bfloat16_t, conv::Dgrad, video_layer>)->Name("conv3d_bf16_dgrad/cudnn")->Apply(video);
+BENCHMARK(BM_tessera<bfloat16_t, conv::Wgrad, video_layer>)->Name("conv3d_bf16_wgrad/tessera")->Apply(video);
+BENCHMARK(BM_cudnn<bfloat16_t, conv::Wgrad, video_layer>)->Name("conv3d_bf16_wgrad/cudnn")->Apply(video);
 
 TESSERA_BENCH_MAIN()

@@ -3,8 +3,10 @@
 // accumulation) through conv::Conv and through cudnnConvolutionForward / BackwardData /
 // BackwardFilter with the algorithm cudnnFind...Ex picks (its workspace given: up to 256 MiB); and
 // the ResNet block's fused conv + bias + residual + ReLU against our plain conv and against
-// cudnnConvolutionBiasActivationForward (y = relu(conv + z + bias)). Work: 2 N Z P Q K T R S C / g
-// FLOP per direction; the rate is TFLOP/s. The ratio (the other's time over ours) is what
+// cudnnConvolutionBiasActivationForward (y = relu(conv + z + bias)); and MobileNet's depthwise
+// layers (the direct kernel of conv/depthwise.hpp) against cuDNN's grouped call and against a
+// cudaMemcpy of the input (their floor: GB/s, each tensor moved once). Work: 2 N Z P Q K T R S
+// C / g FLOP per direction; the rate is TFLOP/s. The ratio (the other's time over ours) is what
 // tessera-perf-report prints.
 //
 // All three directions run the Hopper kernel (TMA im2col) but strided Dgrad, which runs the sm80
@@ -12,6 +14,7 @@
 // the small-channel path and are not here yet.
 #include <cudnn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -69,6 +72,16 @@ conv::Problem video_layer(benchmark::State const& state) {
   p.pad_before = p.pad_after = {pad, pad, pad};
   return p;
 }
+// A depthwise layer (groups = C = K), from {n, h, w, c, r, stride}: an r x r filter, padded r / 2.
+conv::Problem depthwise_layer(benchmark::State const& state) {
+  conv::Problem p;
+  p.n = int(state.range(0)), p.h = int(state.range(1)), p.w = int(state.range(2));
+  p.c = p.k = p.groups = int(state.range(3));
+  p.r = p.s = int(state.range(4));
+  p.pad_before = p.pad_after = {0, p.r / 2, p.r / 2};
+  p.stride = {1, int(state.range(5)), int(state.range(5))};
+  return p;
+}
 using MakeProblem = conv::Problem (*)(benchmark::State const&);
 
 void timing(benchmark::internal::Benchmark* b) {
@@ -94,6 +107,18 @@ void resnet50(benchmark::internal::Benchmark* b) {
 void video(benchmark::internal::Benchmark* b) {
   b->ArgNames({"n", "d", "h", "w", "c", "k", "t"});
   b->Args({4, 8, 56, 56, 128, 128, 3});  // a 3x3x3 layer of a video network
+  timing(b);
+}
+
+void mobilenet(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"n", "h", "w", "c", "r", "stride"});
+  b->Args({32, 112, 112, 32, 3, 1});  // MobileNet's depthwise layers
+  b->Args({32, 112, 112, 64, 3, 2});
+  b->Args({32, 56, 56, 128, 3, 1});
+  b->Args({32, 28, 28, 256, 3, 1});
+  b->Args({32, 14, 14, 512, 3, 1});
+  b->Args({32, 7, 7, 1024, 3, 1});
+  b->Args({32, 14, 14, 480, 5, 1});  // a 5x5 one (EfficientNet's)
   timing(b);
 }
 
@@ -136,6 +161,10 @@ Tensors<E>& tensors(conv::Problem const& p) {
 
 void counters(benchmark::State& state, conv::Problem const& p) {
   state.counters["TFLOP/s"] = benchmark::Counter(2.0 * double(p.macs()) * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
+  // A depthwise layer is bound by its bytes (each tensor read or written once): its rate is GB/s.
+  if (conv::is_depthwise(p))
+    state.counters["GB/s"] = benchmark::Counter(double(p.input_elements() + p.output_elements() + p.filter_elements()) * 2.0 * 1e-9,
+                                               benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // The Hopper kernel (TMA im2col into the GEMM's sm90 Kernel) with the GEMM's N tile chosen by its
@@ -267,9 +296,9 @@ std::map<std::string, int>& found_algorithms() {
   static std::map<std::string, int> algos;
   return algos;
 }
-std::string problem_key(char const* what, benchmark::State const& state) {
+std::string problem_key(char const* what, conv::Problem const& p) {
   std::string key = what;
-  for (int i = 0; i < 7; ++i) key += "/" + std::to_string(state.range(i));
+  for (int v : {p.n, p.d, p.h, p.w, p.c, p.k, p.t, p.r, p.s, p.stride[1], p.groups}) key += "/" + std::to_string(v);
   return key;
 }
 
@@ -285,7 +314,7 @@ void BM_cudnn(benchmark::State& state) {
   float const one = 1.0f, zero = 0.0f;
   int found = 0;
   auto& algos = found_algorithms();
-  std::string const key = problem_key(typeid(Tensors<E>).name(), state) + typeid(Dir).name() + (Make == video_layer ? "3d" : "");
+  std::string const key = problem_key(typeid(Tensors<E>).name(), p) + typeid(Dir).name();
   if constexpr (std::is_same_v<Dir, conv::Fprop>) {
     if (!algos.count(key)) {
       cudnnConvolutionFwdAlgoPerf_t perf[8];
@@ -339,7 +368,7 @@ void BM_cudnn_fused(benchmark::State& state) {
   TESSERA_BENCH_CUDA(cudaMalloc(&workspace, limit));
   float const one = 1.0f;
   auto& algos = found_algorithms();
-  std::string const key = problem_key(typeid(Tensors<E>).name(), state) + "fused";
+  std::string const key = problem_key(typeid(Tensors<E>).name(), p) + "fused";
   if (!algos.count(key)) {
     cudnnConvolutionFwdAlgoPerf_t perf[8];
     int found = 0;
@@ -360,6 +389,16 @@ void BM_cudnn_fused(benchmark::State& state) {
   }
   cudaFree(workspace);
   cudnnDestroyActivationDescriptor(act);
+}
+
+// The copy floor of a depthwise layer: cudaMemcpy of its input (read once, written once).
+template <class E>
+void BM_copy(benchmark::State& state) {
+  conv::Problem const p = depthwise_layer(state);
+  Tensors<E>& t = tensors<E>(p);
+  std::size_t const bytes = std::size_t(std::min(p.input_elements(), p.output_elements())) * sizeof(E);
+  bench::run_timed(state, [&] { TESSERA_BENCH_CUDA(cudaMemcpyAsync(t.y, t.x, bytes, cudaMemcpyDeviceToDevice)); });
+  state.counters["GB/s"] = benchmark::Counter(2.0 * double(bytes) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 }  // namespace
@@ -390,5 +429,10 @@ BENCHMARK(BM_tessera<bfloat16_t, conv::Dgrad, video_layer>)->Name("conv3d_bf16_d
 BENCHMARK(BM_cudnn<bfloat16_t, conv::Dgrad, video_layer>)->Name("conv3d_bf16_dgrad/cudnn")->Apply(video);
 BENCHMARK(BM_tessera<bfloat16_t, conv::Wgrad, video_layer>)->Name("conv3d_bf16_wgrad/tessera")->Apply(video);
 BENCHMARK(BM_cudnn<bfloat16_t, conv::Wgrad, video_layer>)->Name("conv3d_bf16_wgrad/cudnn")->Apply(video);
+
+// Depthwise (the direct kernel), against cuDNN and the copy of the input.
+BENCHMARK(BM_tessera<bfloat16_t, conv::Fprop, depthwise_layer>)->Name("conv_bf16_depthwise/tessera")->Apply(mobilenet);
+BENCHMARK(BM_cudnn<bfloat16_t, conv::Fprop, depthwise_layer>)->Name("conv_bf16_depthwise/cudnn")->Apply(mobilenet);
+BENCHMARK(BM_copy<bfloat16_t>)->Name("conv_bf16_depthwise/copy")->Apply(mobilenet);
 
 TESSERA_BENCH_MAIN()

@@ -18,7 +18,8 @@
 // too), all three directions, the channels of a group multiples of 8 (and of BlockTile K where a
 // k-tile is one tap). A Warpgroups Config runs the Hopper kernel (TMA im2col, wgmma): Fprop,
 // unit-stride Dgrad and Wgrad (split_k = 0 picks its K split), 16-bit types with BlockTile K =
-// 64. In progress (issue 32): strided Dgrad on Hopper, small-channel inputs, depthwise.
+// 64. A depthwise Fprop or Dgrad (groups = C = K) runs a direct kernel whichever the Config
+// (conv/depthwise.hpp). In progress (issue 32): strided Dgrad on Hopper, small-channel inputs.
 // docs/conv.md.
 // tessera-header: cuda-only
 #pragma once
@@ -28,8 +29,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "tessera/conv/config.hpp"
+#include "tessera/conv/depthwise.hpp"
 #include "tessera/conv/implicit_gemm.hpp"
 #include "tessera/conv/problem.hpp"
 #include "tessera/conv/sm80/im2col_loader.hpp"
@@ -52,6 +55,7 @@ class Conv {
   using EW = typename Cfg::ElementW;
   using EY = typename Cfg::ElementY;
   static constexpr bool hopper = GemmCfg::warp_specialized;
+  static constexpr bool same_types = std::is_same_v<EX, EW> && std::is_same_v<EX, EY>;
   using Loader = sm80::Loader<GemmCfg, typename Cfg::Direction>;
   using Loader90 = sm90::Loader<GemmCfg, typename Cfg::Direction>;
 
@@ -73,6 +77,7 @@ class Conv {
   // at least four k-tiles, none empty).
   static constexpr int kMaxSplit = 32;
   static int split_k_for(Arguments const& a) {
+    if (is_depthwise(a.problem)) return 1;  // the direct kernel
     GemmShape const g = gemm_shape(a.problem, Cfg::direction);
     int const k_tiles = int((g.k + GemmCfg::BK - 1) / GemmCfg::BK);
     int split = a.split_k;
@@ -105,6 +110,10 @@ class Conv {
     auto const fail = [](std::string m) { return Status::not_supported("conv::Conv: " + m); };
     if (a.x == nullptr || a.w == nullptr || a.y == nullptr)
       return Status::invalid_argument("conv::Conv: x, w and y must be device pointers (one is null)");
+    if (is_depthwise(p)) {  // groups = C = K: the direct kernel of conv/depthwise.hpp
+      if constexpr (same_types) return depthwise_can_implement<EX>(p, Cfg::direction, a.x, a.w, a.y);
+      else return fail("the depthwise kernel (groups = C = K) takes one element type for x, w and y; use one type");
+    }
     // A k-tile of Fprop is BK channels of one tap, of Dgrad BK filters of one tap.
     if (Cfg::direction == Direction::kFprop && p.c_per_group() % GemmCfg::BK != 0)
       return fail("C / groups = " + s(p.c_per_group()) + " is not a multiple of BlockTile K = " + s(GemmCfg::BK) +
@@ -148,6 +157,9 @@ class Conv {
     if (split_k_for(a) > 1 && workspace == nullptr)
       return Status::workspace_too_small("conv::Conv: split_k = " + std::to_string(split_k_for(a)) + " needs workspace_size(args) = " +
                                          std::to_string(workspace_size(a)) + " bytes; pass a workspace of that size");
+    if constexpr (same_types) {
+      if (is_depthwise(a.problem)) return run_depthwise(a.problem, Cfg::direction, a.x, a.w, a.y, a.epilogue, stream);
+    }
     if constexpr (hopper) return run_sm90(a, workspace, stream);
     else return run_sm80(a, workspace, stream);
   }

@@ -108,3 +108,46 @@ TEST_CASE("conv Fprop sm80: refusals name the fix and write nothing", "[gpu][con
   TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
   CHECK(y.to_host() == before);
 }
+
+TEST_CASE("conv depthwise (groups = C = K): the direct kernel, Fprop and Dgrad", "[gpu][conv][depthwise]") {
+  test::require_gpu();
+  using Fp = Sm80Fprop<bfloat16_t>;
+  using Dg = Sm80Conv<bfloat16_t, conv::Dgrad>;
+  auto const dw = [](int n, int h, int w, int c, int r, int s, int pad_h, int pad_w, int stride, int dilation = 1) {
+    return problem2d(n, h, w, c, c, r, s, pad_h, pad_w, stride, dilation, c);
+  };
+  CHECK(run_conv<Fp>(dw(2, 13, 11, 64, 3, 3, 1, 1, 1)) <= 1.0);       // MobileNet's 3x3
+  CHECK(run_conv<Fp>(dw(3, 17, 19, 24, 3, 3, 1, 1, 2)) <= 1.0);       // stride 2, C = 24
+  CHECK(run_conv<Fp>(dw(1, 23, 29, 40, 5, 5, 4, 4, 1, 2)) <= 1.0);    // 5x5, dilation 2
+  CHECK(run_conv<Fp>(dw(2, 9, 8, 128, 7, 7, 5, 4, 3)) <= 1.0);        // 7x7, padding wider than half, stride 3
+  CHECK(run_conv<Sm80Fprop<half_t>>(dw(2, 14, 14, 32, 3, 1, 1, 0, 1)) <= 1.0);  // asymmetric, f16
+  using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::Relu>;
+  CHECK(run_conv<Sm80Fprop<bfloat16_t, Epi>>(dw(2, 10, 12, 48, 3, 3, 1, 1, 1)) <= 1.0);  // bias (per channel) + ReLU
+  conv::Problem p;
+  p.n = 2, p.w = 41, p.c = p.k = p.groups = 16, p.s = 7, p.pad_before = {0, 0, 3}, p.pad_after = {0, 0, 3};
+  CHECK(run_conv<Fp>(p) <= 1.0);  // 1-D
+  CHECK(run_conv<Dg>(p) <= 1.0);
+  p = conv::Problem{};
+  p.n = 2, p.d = 5, p.h = 6, p.w = 7, p.c = p.k = p.groups = 32, p.t = p.r = p.s = 3, p.pad_before = p.pad_after = {1, 1, 1};
+  p.stride = {2, 1, 2};
+  CHECK(run_conv<Fp>(p) <= 1.0);  // 3-D
+  CHECK(run_conv<Dg>(p) <= 1.0);
+  CHECK(run_conv<Dg>(dw(2, 13, 11, 64, 3, 3, 1, 1, 1)) <= 1.0);
+  CHECK(run_conv<Dg>(dw(3, 17, 19, 24, 3, 3, 1, 1, 2)) <= 1.0);       // strided: the terms that divide
+  CHECK(run_conv<Dg>(dw(1, 23, 29, 40, 5, 5, 4, 4, 3, 2)) <= 1.0);
+  // The Hopper Config runs the same kernel.
+  using Sm90Dw = conv::Config<arch::Sm90, bfloat16_t, bfloat16_t, bfloat16_t, float, conv::Fprop, gemm::BlockTile<128, 128, 64>,
+                              gemm::Warpgroups<2>, gemm::Stages<4>>;
+  CHECK(run_conv<Sm90Dw>(dw(2, 13, 11, 64, 3, 3, 1, 1, 1)) <= 1.0);
+  // Refusals.
+  test::DeviceBuffer<bfloat16_t> x(4096), w(4096), y(4096);
+  typename conv::Conv<Fp>::Arguments args;
+  args.problem = dw(1, 8, 8, 12, 3, 3, 1, 1, 1);
+  args.x = x.get(), args.w = w.get(), args.y = y.get();
+  CHECK_THAT(conv::Conv<Fp>::can_implement(args).message(), Catch::Contains("C = 12 is not a multiple of 8"));
+  using Wg = conv::Conv<Sm80Conv<bfloat16_t, conv::Wgrad>>;
+  typename Wg::Arguments wargs;
+  wargs.problem = dw(1, 8, 8, 16, 3, 3, 1, 1, 1);
+  wargs.x = x.get(), wargs.w = w.get(), wargs.y = y.get();
+  CHECK_THAT(Wg::can_implement(wargs).message(), Catch::Contains("Wgrad of a depthwise convolution (groups = C = K) is not implemented yet"));
+}

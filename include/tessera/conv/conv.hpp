@@ -15,8 +15,8 @@
 // c) flattened, group}.
 //
 // Kernels: a Warps<M, N> Config runs the sm80 kernel (mma.sync, cp.async gathers; runs on Hopper
-// too), all three directions, the channels of a group multiples of 8 (and of BlockTile K where a
-// k-tile is one tap). A Warpgroups Config runs the Hopper kernel (TMA im2col, wgmma): Fprop,
+// too), all three directions, the channels of a group multiples of 8 (and, for Dgrad, of
+// BlockTile K: its k-tile is one tap). A Warpgroups Config runs the Hopper kernel (TMA im2col, wgmma): Fprop,
 // unit-stride Dgrad and Wgrad (split_k = 0 picks its K split), 16-bit types with BlockTile K =
 // 64. A depthwise Fprop or Dgrad (groups = C = K) runs a direct kernel whichever the Config
 // (conv/depthwise.hpp). In progress (issue 32): strided Dgrad on Hopper, small-channel inputs.
@@ -115,9 +115,10 @@ class Conv {
       else return fail("the depthwise kernel (groups = C = K) takes one element type for x, w and y; use one type");
     }
     // A k-tile of Fprop is BK channels of one tap, of Dgrad BK filters of one tap.
-    if (Cfg::direction == Direction::kFprop && p.c_per_group() % GemmCfg::BK != 0)
+    if (hopper && Cfg::direction == Direction::kFprop && p.c_per_group() % GemmCfg::BK != 0)
       return fail("C / groups = " + s(p.c_per_group()) + " is not a multiple of BlockTile K = " + s(GemmCfg::BK) +
-                  " (a k-tile is one filter tap); use a BlockTile K that divides it, or pad the channels");
+                  " (a k-tile of the Hopper kernel is one filter tap); pad the channels or use a Warps<M, N> Config (the sm80 "
+                  "kernel takes any multiple of 8)");
     if (Cfg::direction == Direction::kDgrad && p.k_per_group() % GemmCfg::BK != 0)
       return fail("K / groups = " + s(p.k_per_group()) + " is not a multiple of BlockTile K = " + s(GemmCfg::BK) +
                   " (a k-tile of Dgrad is one filter tap); use a BlockTile K that divides it, or pad the filters");

@@ -42,6 +42,19 @@ TEST_CASE("conv Fprop sm80: 1-D, 3-D, groups, split-K, f16", "[gpu][conv][sm80]"
   CHECK(run_conv<Sm80Fprop<half_t>>(problem2d(2, 9, 11, 64, 56, 3, 3, 1, 1, 2)) <= 1.0);
 }
 
+TEST_CASE("conv Fprop sm80: channels of a group a multiple of 8, not of BlockTile K (a vector's own tap)", "[gpu][conv][sm80]") {
+  test::require_gpu();
+  using Cfg = Sm80Fprop<bfloat16_t>;
+  CHECK(run_conv<Cfg>(problem2d(2, 9, 11, 8, 24, 3, 3, 1, 1, 1)) <= 1.0);            // C = 8: four taps a k-tile
+  CHECK(run_conv<Cfg>(problem2d(1, 23, 21, 16, 64, 7, 7, 3, 3, 2)) <= 1.0);          // C = 16, 7x7 stride 2 (K = 784)
+  CHECK(run_conv<Cfg>(problem2d(3, 8, 7, 40, 40, 3, 3, 1, 1, 1)) <= 1.0);            // C = 40: taps straddle k-tiles
+  CHECK(run_conv<Cfg>(problem2d(2, 10, 9, 256, 256, 3, 3, 1, 1, 1, 1, 32)) <= 1.0);  // ResNeXt: groups = 32, C / g = 8
+  CHECK(run_conv<Cfg>(problem2d(1, 12, 12, 96, 48, 3, 3, 1, 1, 2, 1, 4), 2) <= 1.0);  // C / g = 24, split-K
+  conv::Problem p;
+  p.n = 2, p.d = 4, p.h = 5, p.w = 6, p.c = 24, p.k = 16, p.t = p.r = p.s = 3, p.pad_before = p.pad_after = {1, 1, 1};
+  CHECK(run_conv<Cfg>(p) <= 1.0);  // 3-D
+}
+
 TEST_CASE("conv Fprop sm80: bias + ReLU fused", "[gpu][conv][sm80]") {
   test::require_gpu();
   using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::Relu>;
@@ -90,7 +103,7 @@ TEST_CASE("conv Fprop sm80: refusals name the fix and write nothing", "[gpu][con
   args.x = x.get();
   args.w = w.get();
   args.y = y.get();
-  CHECK_THAT(conv::Conv<Cfg>::can_implement(args).message(), Catch::Contains("C / groups = 3 is not a multiple of BlockTile K = 32"));
+  CHECK_THAT(conv::Conv<Cfg>::can_implement(args).message(), Catch::Contains("C / groups = 3, K / groups = 8"));
   args.problem = problem2d(1, 4, 4, 64, 12, 3, 3, 1, 1, 1);
   CHECK_THAT(conv::Conv<Cfg>::can_implement(args).message(), Catch::Contains("multiples of 8"));
   args.problem = problem2d(1, 4, 4, 32, 8, 3, 3, 1, 1, 1, 1, 3);

@@ -3,7 +3,7 @@
 // GEMM of conv/implicit_gemm.hpp, one operand gathered from an activation tensor and the other
 // read as the GEMM reads it:
 //
-//   Fprop  A = X gathered (rows: output pixels; a k-tile: BK channels of one tap)   B = W (K-major)
+//   Fprop  A = X gathered (rows: output pixels; a vector: 8 channels of one tap)    B = W (K-major)
 //   Dgrad  A = dY gathered (rows: input pixels; a k-tile: BK filters of one tap)    B = W (N-major; the tap's rows)
 //   Wgrad  A = dY (M-major)                 B = X gathered (rows: output pixels; columns: (tap, channel))
 //
@@ -11,7 +11,8 @@
 // zero-filled where a row reads padding, lies past the GEMM's extent, or (Dgrad with a stride) no
 // output pixel reads the input pixel through the tap: the strided Dgrad computes those zero terms
 // (docs/conv.md). Needs the channels of a group a multiple of 8 (16-byte vectors of 16-bit types)
-// and, where a k-tile is one tap (Fprop, Dgrad), of BlockTile K; conv::Conv checks.
+// and, for Dgrad, whose k-tile is one tap, of BlockTile K (Fprop's vectors each find their own
+// tap); conv::Conv checks.
 // tessera-header: cuda-only
 #pragma once
 
@@ -119,13 +120,18 @@ struct FpropLoader : LoaderBase<GemmCfg> {
         [&](int dim, Pixel const& o) { return input_coord(p.problem, dim, o.at[dim], 0); }, n, base);
   }
 
+  // This thread's vector of the k-tile is column k = kt BK + its column of the GEMM's K: channels
+  // k mod (C / g) .. + 7 of tap k / (C / g) (C / g a multiple of 8, so a vector never straddles two
+  // taps; where C / g is a multiple of BK too, the whole k-tile is one tap). Past K: zeros.
   TESSERA_DEVICE void operator()(Params const& p, char* smem, int stage, int kt) {
     Problem const& pr = p.problem;
-    KTile const t = k_tile(pr, BK, this->k_begin + kt);
-    auto const* const x = p.a + this->w.batch * p.batch_stride_a + t.c0 + gather.col;
+    int const cg = pr.c_per_group(), k = (this->k_begin + kt) * BK + gather.col;
+    Tap const t = tap(pr, k, cg);
+    bool const in_k = k < p.k;
+    auto const* const x = p.a + this->w.batch * p.batch_stride_a + t.channel;
     gather.copy(Base::stage_a(smem, stage), x, [&](int i) -> decltype(x) {
       Array<int, 3> at{};
-      bool in = n[i] >= 0;
+      bool in = in_k && n[i] >= 0;
       TESSERA_UNROLL
       for (int dim = 0; dim < 3; ++dim) {
         at[dim] = base[i][dim] + t.at[dim] * pr.dilation[dim];

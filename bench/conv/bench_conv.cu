@@ -104,6 +104,12 @@ void resnet50(benchmark::internal::Benchmark* b) {
   timing(b);
 }
 
+void stem(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"n", "h", "w", "c", "k", "r", "stride"});
+  for (int n : {32, 128}) b->Args({n, 224, 224, 3, 64, 7, 2});  // ResNet's stem: RGB, 7x7 stride 2
+  timing(b);
+}
+
 void video(benchmark::internal::Benchmark* b) {
   b->ArgNames({"n", "d", "h", "w", "c", "k", "t"});
   b->Args({4, 8, 56, 56, 128, 128, 3});  // a 3x3x3 layer of a video network
@@ -223,7 +229,9 @@ template <class E, class Dir, MakeProblem Make>
 void BM_tessera(benchmark::State& state) {
   conv::Problem const p = Make(state);
   if constexpr (std::is_same_v<Dir, conv::Fprop>) {
-    run_fprop<E, epilogue::Identity>(state, p);
+    // Small-channel inputs (the stem's C = 3) run the sm80 kernel, padded to 8 channels.
+    if (p.c < 8) run_tessera<Conv80<E, Dir>>(state, p);
+    else run_fprop<E, epilogue::Identity>(state, p);
   } else if constexpr (std::is_same_v<Dir, conv::Dgrad>) {
     // Strided Dgrad runs the sm80 kernel (which computes the terms the stride leaves zero).
     if (p.stride[1] > 1) run_tessera<Conv80<E, Dir>>(state, p);
@@ -422,6 +430,9 @@ BENCHMARK(BM_cudnn<half_t, conv::Wgrad, resnet_layer>)->Name("conv_f16_wgrad/cud
 BENCHMARK(BM_fused<bfloat16_t>)->Name("conv_bf16_block/tessera")->Apply(resnet50);
 BENCHMARK(BM_tessera<bfloat16_t, conv::Fprop, resnet_layer>)->Name("conv_bf16_block/tessera_plain")->Apply(resnet50);
 BENCHMARK(BM_cudnn_fused<bfloat16_t>)->Name("conv_bf16_block/cudnn_fused")->Apply(resnet50);
+// The stem (C = 3).
+BENCHMARK(BM_tessera<bfloat16_t, conv::Fprop, resnet_layer>)->Name("conv_bf16_stem/tessera")->Apply(stem);
+BENCHMARK(BM_cudnn<bfloat16_t, conv::Fprop, resnet_layer>)->Name("conv_bf16_stem/cudnn")->Apply(stem);
 // 3-D.
 BENCHMARK(BM_tessera<bfloat16_t, conv::Fprop, video_layer>)->Name("conv3d_bf16_fprop/tessera")->Apply(video);
 BENCHMARK(BM_cudnn<bfloat16_t, conv::Fprop, video_layer>)->Name("conv3d_bf16_fprop/cudnn")->Apply(video);

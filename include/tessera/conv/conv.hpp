@@ -34,6 +34,7 @@
 #include "tessera/conv/config.hpp"
 #include "tessera/conv/depthwise.hpp"
 #include "tessera/conv/implicit_gemm.hpp"
+#include "tessera/conv/pad_channels.hpp"
 #include "tessera/conv/problem.hpp"
 #include "tessera/conv/sm80/im2col_loader.hpp"
 #include "tessera/conv/sm90/im2col_loader.hpp"
@@ -94,8 +95,32 @@ class Conv {
     return (k_tiles + per - 1) / per;
   }
 
+  // Small-channel inputs (an RGB image: C = 1 to 7, dense Fprop, the sm80 kernel): the input and
+  // the filters are padded to 8 channels in the workspace (conv/pad_channels.hpp) and the padded
+  // problem runs, so that the user passes the tensors as they are.
+  static constexpr int kPaddedChannels = 8;
+  static bool small_channels(Problem const& p) {
+    return !hopper && Cfg::direction == Direction::kFprop && p.groups == 1 && p.c >= 1 && p.c < kPaddedChannels;
+  }
+  static std::size_t pad_bytes(Problem const& p) {
+    return padded_bytes<EX>(std::int64_t(p.n) * p.d * p.h * p.w, kPaddedChannels) +
+           padded_bytes<EW>(std::int64_t(p.k) * p.t * p.r * p.s, kPaddedChannels);
+  }
+  // The padded problem's arguments; x and w in the workspace (or, before there is one, y).
+  static Arguments padded(Arguments const& a, void* workspace) {
+    Arguments b = a;
+    b.problem.c = kPaddedChannels;
+    char* const base = static_cast<char*>(workspace);
+    b.x = base ? reinterpret_cast<EX*>(base) : reinterpret_cast<EX*>(a.y);
+    b.w = base ? reinterpret_cast<EW*>(base + padded_bytes<EX>(std::int64_t(a.problem.n) * a.problem.d * a.problem.h * a.problem.w,
+                                                                  kPaddedChannels))
+               : reinterpret_cast<EW*>(a.y);
+    return b;
+  }
+
   static std::size_t workspace_size(Arguments const& a) {
     if (!check(a.problem) || a.split_k < 0 || a.split_k > kMaxSplit) return 0;
+    if (small_channels(a.problem)) return pad_bytes(a.problem) + workspace_size(padded(a, nullptr));
     int const split = split_k_for(a);
     if (split <= 1) return 0;
     GemmShape const g = gemm_shape(a.problem, Cfg::direction);
@@ -114,11 +139,12 @@ class Conv {
       if constexpr (same_types) return depthwise_can_implement<EX>(p, Cfg::direction, a.x, a.w, a.y);
       else return fail("the depthwise kernel (groups = C = K) takes one element type for x, w and y; use one type");
     }
+    if (small_channels(p)) return can_implement(padded(a, nullptr));  // x and w are read element by element
     // A k-tile of Fprop is BK channels of one tap, of Dgrad BK filters of one tap.
     if (hopper && Cfg::direction == Direction::kFprop && p.c_per_group() % GemmCfg::BK != 0)
       return fail("C / groups = " + s(p.c_per_group()) + " is not a multiple of BlockTile K = " + s(GemmCfg::BK) +
                   " (a k-tile of the Hopper kernel is one filter tap); pad the channels or use a Warps<M, N> Config (the sm80 "
-                  "kernel takes any multiple of 8)");
+                  "kernel takes any multiple of 8, and C below 8)");
     if (Cfg::direction == Direction::kDgrad && p.k_per_group() % GemmCfg::BK != 0)
       return fail("K / groups = " + s(p.k_per_group()) + " is not a multiple of BlockTile K = " + s(GemmCfg::BK) +
                   " (a k-tile of Dgrad is one filter tap); use a BlockTile K that divides it, or pad the filters");
@@ -155,6 +181,16 @@ class Conv {
 
   Status run(Arguments const& a, void* workspace = nullptr, cudaStream_t stream = nullptr) const {
     TESSERA_RETURN_IF_ERROR(can_implement(a));
+    if (small_channels(a.problem)) {
+      if (workspace == nullptr)
+        return Status::workspace_too_small("conv::Conv: C = " + std::to_string(a.problem.c) + " is padded to 8 channels in the workspace: "
+                                           "pass workspace_size(args) = " + std::to_string(workspace_size(a)) + " bytes");
+      Problem const& p = a.problem;
+      Arguments const b = padded(a, workspace);
+      TESSERA_RETURN_IF_ERROR(pad_channels(a.x, b.x, std::int64_t(p.n) * p.d * p.h * p.w, p.c, kPaddedChannels, stream));
+      TESSERA_RETURN_IF_ERROR(pad_channels(a.w, b.w, std::int64_t(p.k) * p.t * p.r * p.s, p.c, kPaddedChannels, stream));
+      return run(b, static_cast<char*>(workspace) + pad_bytes(p), stream);
+    }
     if (split_k_for(a) > 1 && workspace == nullptr)
       return Status::workspace_too_small("conv::Conv: split_k = " + std::to_string(split_k_for(a)) + " needs workspace_size(args) = " +
                                          std::to_string(workspace_size(a)) + " bytes; pass a workspace of that size");

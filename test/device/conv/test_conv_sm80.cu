@@ -55,6 +55,27 @@ TEST_CASE("conv Fprop sm80: channels of a group a multiple of 8, not of BlockTil
   CHECK(run_conv<Cfg>(p) <= 1.0);  // 3-D
 }
 
+TEST_CASE("conv Fprop sm80: small-channel inputs (C = 1 to 7) padded to 8 in the workspace", "[gpu][conv][sm80]") {
+  test::require_gpu();
+  using Cfg = Sm80Fprop<bfloat16_t>;
+  CHECK(run_conv<Cfg>(problem2d(2, 23, 21, 3, 16, 7, 7, 3, 3, 2)) <= 1.0);  // the ResNet stem's shape: RGB, 7x7 stride 2
+  CHECK(run_conv<Cfg>(problem2d(3, 9, 10, 1, 24, 3, 3, 1, 1, 1)) <= 1.0);   // grayscale
+  CHECK(run_conv<Cfg>(problem2d(1, 17, 13, 4, 40, 5, 5, 2, 2, 2)) <= 1.0);   // C = 4
+  CHECK(run_conv<Cfg>(problem2d(2, 11, 12, 7, 8, 3, 3, 1, 1, 1), 2) <= 1.0);  // C = 7, split-K (its workspace after the padded tensors)
+  using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::Relu>;
+  CHECK(run_conv<Sm80Fprop<bfloat16_t, Epi>>(problem2d(2, 15, 15, 3, 64, 3, 3, 1, 1, 2)) <= 1.0);
+  // Without the workspace it asks for it, and writes nothing.
+  test::DeviceBuffer<bfloat16_t> x(4096), w(4096), y(4096);
+  typename conv::Conv<Cfg>::Arguments args;
+  args.problem = problem2d(1, 8, 8, 3, 16, 3, 3, 1, 1, 1);
+  args.x = x.get(), args.w = w.get(), args.y = y.get();
+  CHECK(conv::Conv<Cfg>::workspace_size(args) > 0);
+  auto const before = y.to_host();
+  CHECK_THAT(conv::Conv<Cfg>{}.run(args, nullptr).message(), Catch::Contains("padded to 8 channels in the workspace"));
+  TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
+  CHECK(y.to_host() == before);
+}
+
 TEST_CASE("conv Fprop sm80: bias + ReLU fused", "[gpu][conv][sm80]") {
   test::require_gpu();
   using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::Relu>;
@@ -99,7 +120,7 @@ TEST_CASE("conv Fprop sm80: refusals name the fix and write nothing", "[gpu][con
   using Cfg = Sm80Fprop<bfloat16_t>;
   test::DeviceBuffer<bfloat16_t> x(4096), w(4096), y(4096);
   typename conv::Conv<Cfg>::Arguments args;
-  args.problem = problem2d(1, 4, 4, 3, 8, 3, 3, 1, 1, 1);
+  args.problem = problem2d(1, 4, 4, 6, 16, 3, 3, 1, 1, 1, 1, 2);  // C / groups = 3 (dense C below 8 is padded; groups are not)
   args.x = x.get();
   args.w = w.get();
   args.y = y.get();

@@ -117,6 +117,22 @@ TEST_CASE("column vectors: a chain numbers its stages' vectors, and staged value
   }
 }
 
+TEST_CASE("Coord::in_batch: batch entries as column blocks of one output (a grouped convolution's channels)", "[epilogue]") {
+  using epilogue::Coord;
+  // batch_columns = 0: a batched GEMM's own coordinates.
+  Coord c = Coord::in_batch(5, 7, 3, 0);
+  CHECK((c.row == 5 && c.col == 7 && c.batch == 3));
+  // Group 3 of 24 channels each: its column 7 is the output's channel 79 of batch 0.
+  c = Coord::in_batch(5, 7, 3, 24);
+  CHECK((c.row == 5 && c.col == 79 && c.batch == 0));
+  // A per-column bias then reads the output channel's value.
+  std::vector<float> bias(96);
+  for (int i = 0; i < 96; ++i) bias[std::size_t(i)] = float(i);
+  epilogue::Bias<epilogue::PerColumn> const b{bias.data()};
+  CHECK(b(0.5f, Coord::in_batch(0, 7, 3, 24)) == 79.5f);
+  static_assert(Coord::in_batch(1, 2, 3, 4).col == 14, "in_batch is constexpr");
+}
+
 TEST_CASE("outputs convert with round-to-nearest-even, saturating for integers and fp8", "[epilogue][convert]") {
   CHECK(convert_output<std::int8_t>(300.7f) == 127);
   CHECK(convert_output<std::int8_t>(-1000.0f) == -128);

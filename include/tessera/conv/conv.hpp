@@ -80,19 +80,11 @@ class Conv {
   static int split_k_for(Arguments const& a) {
     if (is_depthwise(a.problem)) return 1;  // the direct kernel
     GemmShape const g = gemm_shape(a.problem, Cfg::direction);
-    int const k_tiles = int((g.k + GemmCfg::BK - 1) / GemmCfg::BK);
-    int split = a.split_k;
-    if (split == 0) {
-      int device = 0;
-      int const sms = runtime::current_device(device) == runtime::kSuccess ? std::max(1, runtime::multiprocessors(device)) : 1;
-      std::int64_t const tiles = ((g.m + GemmCfg::BM - 1) / GemmCfg::BM) * ((g.n + GemmCfg::BN - 1) / GemmCfg::BN) * a.problem.groups;
-      // The persistent kernel keeps a tile's slices resident at once: no more units than SMs.
-      std::int64_t const fill = hopper ? sms / tiles : (sms + tiles - 1) / tiles;
-      split = int(std::max<std::int64_t>(1, std::min<std::int64_t>({fill, k_tiles / 4, kMaxSplit})));
-    }
-    if (split <= 1 || k_tiles < 1) return 1;
-    int const per = (k_tiles + split - 1) / split;
-    return (k_tiles + per - 1) / per;
+    int device = 0;
+    int const sms = a.split_k != 0 || runtime::current_device(device) != runtime::kSuccess ? 1 : std::max(1, runtime::multiprocessors(device));
+    std::int64_t const tiles = ((g.m + GemmCfg::BM - 1) / GemmCfg::BM) * ((g.n + GemmCfg::BN - 1) / GemmCfg::BN) * a.problem.groups;
+    // (The persistent kernel keeps a tile's slices resident at once: no more units than SMs.)
+    return std::max(1, gemm::split_k_rule(a.split_k, sms, tiles, int((g.k + GemmCfg::BK - 1) / GemmCfg::BK), hopper, kMaxSplit));
   }
 
   // Small-channel inputs (an RGB image: C = 1 to 7, dense Fprop, the sm80 kernel): the input and

@@ -12,6 +12,24 @@
 
 namespace tessera::gemm {
 
+// The K split rule of the GEMM and the convolution (Gemm::split_k_for says why): `given` slices,
+// or for 0 as many as fill `sms` multiprocessors with `out_tiles` output tiles (a persistent
+// kernel: within one wave), each at least 4 of the `k_tiles` k-tiles long, at most `cap`; then
+// trimmed so that no slice is empty. (A negative `given` is returned for the caller to refuse.)
+constexpr int split_k_rule(int given, int sms, std::int64_t out_tiles, int k_tiles, bool persistent, int cap) {
+  int split = given;
+  if (split == 0) {
+    std::int64_t const fill = persistent ? sms / out_tiles : (sms + out_tiles - 1) / out_tiles;
+    std::int64_t const longest = k_tiles / 4;
+    std::int64_t s = fill < longest ? fill : longest;
+    s = s < cap ? s : cap;
+    split = int(s > 1 ? s : 1);
+  }
+  if (split <= 1 || k_tiles < 1) return split < 1 ? split : 1;
+  int const per = (k_tiles + split - 1) / split;
+  return (k_tiles + per - 1) / per;
+}
+
 // Everything a launch needs, passed by value.
 template <class Cfg>
 struct DataParallelParams {

@@ -118,17 +118,10 @@ class Gemm {
   // split each of its entries won with.
   static int split_k_for(Args const& given) {
     Args const args = kernel_view(given);
-    int const k_tiles = tiles(args.k, Cfg::BK);
-    int split = args.split_k;
-    if (split == 0) {
-      int device = 0;
-      int const sms = runtime::current_device(device) == runtime::kSuccess ? std::max(1, runtime::multiprocessors(device)) : 1;
-      std::int64_t const out_tiles = std::int64_t(tiles(args.m, Cfg::BM)) * tiles(args.n, Cfg::BN) * args.batch_count;
-      std::int64_t const fill = Cfg::warp_specialized ? sms / out_tiles : (sms + out_tiles - 1) / out_tiles;
-      split = int(std::max<std::int64_t>(1, std::min<std::int64_t>({fill, k_tiles / 4, 16})));
-    }
-    if (split <= 1 || k_tiles < 1) return split < 1 ? split : 1;
-    return tiles(k_tiles, tiles(k_tiles, split));  // no empty slice
+    int device = 0;
+    int const sms = args.split_k != 0 || runtime::current_device(device) != runtime::kSuccess ? 1 : std::max(1, runtime::multiprocessors(device));
+    std::int64_t const out_tiles = std::int64_t(tiles(args.m, Cfg::BM)) * tiles(args.n, Cfg::BN) * args.batch_count;
+    return split_k_rule(args.split_k, sms, out_tiles, tiles(args.k, Cfg::BK), Cfg::warp_specialized, 16);
   }
 
   // Bytes of workspace `run` needs: split-K partial sums, else none. The sm80 kernel keeps every

@@ -38,3 +38,18 @@ TEST_CASE("data-parallel blocks cover every tile, batch entry and K slice once",
       CHECK(int(seen.size()) == total);
     }
 }
+
+TEST_CASE("split_k_rule: a given split trimmed to no empty slice, or 0 filling the multiprocessors", "[gemm]") {
+  using tessera::gemm::split_k_rule;
+  CHECK(split_k_rule(4, 132, 10, 9, true, 16) == 3);   // 9 k-tiles in slices of 3: three, not four
+  CHECK(split_k_rule(4, 132, 10, 10, true, 16) == 4);  // 10 in slices of 3: four, the last of 1
+  CHECK(split_k_rule(1, 132, 1, 100, true, 16) == 1);
+  CHECK(split_k_rule(-2, 132, 1, 100, true, 16) == -2);  // refused by the caller
+  // Automatic: a persistent kernel within one wave (132 / 5 = 26), capped; a data-parallel one
+  // rounds up; never slices of fewer than 4 k-tiles.
+  CHECK(split_k_rule(0, 132, 5, 1568, true, 32) == 26);
+  CHECK(split_k_rule(0, 132, 5, 1568, true, 16) == 16);
+  CHECK(split_k_rule(0, 132, 5, 1568, false, 32) == 27);
+  CHECK(split_k_rule(0, 132, 5, 20, true, 32) == 5);
+  CHECK(split_k_rule(0, 132, 200, 1568, true, 32) == 1);  // the tiles fill the GPU already
+}

@@ -190,7 +190,8 @@ __global__ void __launch_bounds__(Cfg::threads, 1) gemm_kernel(__grid_constant__
 #endif
 }
 
-// Whether gemm_kernel's attributes (cudaFuncGetAttributes) are the sm_90a body's (the marker has static shared memory).
+// Whether `attributes` (cudaFuncGetAttributes of gemm_kernel, for the current device) are those
+// of the sm_90a body: the other targets' marker is the kernel's only static shared memory.
 inline bool built_for_sm90a(cudaFuncAttributes const& attributes) { return attributes.sharedSizeBytes == 0; }
 
 }  // namespace tessera::gemm::sm90

@@ -15,3 +15,14 @@ has_gpu() {
 # in a random order, so that the implementations compared in one problem see the device's drift
 # (clocks, temperature) alike instead of one after the other.
 BENCH_ARGS=(--benchmark_enable_random_interleaving=true)
+
+# Puts binaries staged by tools/gpu-stage.sh (a folder, or its .tgz) at the build folder $2.
+take_prebuilt() {
+  local from=$1 to=$2
+  rm -rf "$to"
+  if [ -f "$from" ]; then
+    mkdir -p "$to" && tar xzf "$from" -C "$to" --strip-components=1
+  else
+    cp -a "$from" "$to"
+  fi
+}

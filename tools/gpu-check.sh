@@ -23,8 +23,8 @@ build=build/gpu
 if [ -n "${PREBUILT:-}" ]; then
   # Binaries built elsewhere and staged by tools/gpu-stage.sh: no build here. ctest's files name
   # the staging checkout's paths, which are made to point at this one.
-  staged_from=$(cat "$PREBUILT/.staged_from")
-  rm -rf "$build" && cp -a "$PREBUILT" "$build"
+  take_prebuilt "$PREBUILT" "$build"
+  staged_from=$(cat "$build/.staged_from")
   if [ "$staged_from" != "$TESSERA_ROOT" ] && [ ! -e "$staged_from" ]; then
     mkdir -p "$(dirname "$staged_from")" && ln -s "$TESSERA_ROOT" "$staged_from"
   fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Nsight Compute on one bench kernel, on the GPU machine:
 #   source .kit/env.sh && tools/gpu-ncu.sh bench_gemm_sm80 'gemm_bf16_tn/tessera/m:4096' 'gemm_kernel'
-# Builds the bench (PREBUILT=build/carry: takes the staged binaries instead) and profiles one launch of the first kernel matching the regex (after a few
+# Builds the bench (PREBUILT=build/carry.tgz: takes the staged binaries instead) and profiles one launch of the first kernel matching the regex (after a few
 # warm-up launches): the sections that explain a GEMM's speed, the stall reasons per issued
 # instruction, and the SASS with its stall samples, instruction by instruction (sass.csv).
 # Clocks are left alone (--clock-control none), as the device notes ask.
@@ -16,7 +16,7 @@ tag=${TAG:-ncu}
 mkdir -p "$out"
 build=build/gpu
 if [ -n "${PREBUILT:-}" ]; then  # binaries staged by tools/gpu-stage.sh (no build here)
-  [ -x "$build/bench/$bench" ] || { rm -rf "$build" && cp -a "$PREBUILT" "$build"; }
+  [ -x "$build/bench/$bench" ] || take_prebuilt "$PREBUILT" "$build"
 else
   cmake --preset gpu -B "$build" > "$out/$tag-build.log" 2>&1
   cmake --build "$build" -j "${JOBS:-16}" --target "$bench" >> "$out/$tag-build.log" 2>&1 || { tail -30 "$out/$tag-build.log"; exit 1; }

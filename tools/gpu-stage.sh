@@ -2,8 +2,8 @@
 # Stages what build/gpu built here (binaries, ctest's files, the CMake cache; no objects) into
 # build/carry, so that a GPU machine runs them without building (device time is the scarce part):
 #   here:        cmake --preset gpu && cmake --build build/gpu && tools/gpu-stage.sh
-#   the device:  run(carry=[".kit", "build/carry"]):
-#                source .kit/env.sh && PREBUILT=build/carry tools/gpu-check.sh
+#   the device:  run(carry=[".kit", "build/carry.tgz"]):
+#                source .kit/env.sh && PREBUILT=build/carry.tgz tools/gpu-check.sh
 # gpu-check.sh then puts the staged tree at build/gpu and skips its build. ctest's files name the
 # paths of this checkout; gpu-check.sh links them to the machine's checkout.
 set -euo pipefail
@@ -20,4 +20,6 @@ mkdir -p "$to"
   ! -name '*.ninja' ! -name '.ninja_*' ! -name tessera_unit_tests ! -name tessera_profiler_tests ! -name tessera_registry_tests -print0) |
   (cd "$from" && xargs -0 cp --parents -t "$TESSERA_ROOT/$to")
 echo "$TESSERA_ROOT" > "$to/.staged_from"
-du -sh "$to" | awk '{print "gpu-stage: " $1 " in '"$to"' (a call carries 64 MiB at most)"}'
+# The archive is what a call carries (about a quarter of the folder's size; the limit is 64 MiB).
+tar czf "$to.tgz" -C "$(dirname "$to")" "$(basename "$to")"
+du -sh "$to" "$to.tgz" | awk '{print "gpu-stage: " $1 " in " $2}'

@@ -49,7 +49,7 @@ TEST_CASE("conv Fprop sm80: channels of a group a multiple of 8, not of BlockTil
   CHECK(run_conv<Cfg>(problem2d(1, 23, 21, 16, 64, 7, 7, 3, 3, 2)) <= 1.0);          // C = 16, 7x7 stride 2 (K = 784)
   CHECK(run_conv<Cfg>(problem2d(3, 8, 7, 40, 40, 3, 3, 1, 1, 1)) <= 1.0);            // C = 40: taps straddle k-tiles
   CHECK(run_conv<Cfg>(problem2d(2, 10, 9, 256, 256, 3, 3, 1, 1, 1, 1, 32)) <= 1.0);  // ResNeXt: groups = 32, C / g = 8
-  CHECK(run_conv<Cfg>(problem2d(1, 12, 12, 96, 48, 3, 3, 1, 1, 2, 1, 4), 2) <= 1.0);  // C / g = 24, split-K
+  CHECK(run_conv<Cfg>(problem2d(1, 12, 12, 96, 64, 3, 3, 1, 1, 2, 1, 4), 2) <= 1.0);  // C / g = 24, K / g = 16, split-K
   conv::Problem p;
   p.n = 2, p.d = 4, p.h = 5, p.w = 6, p.c = 24, p.k = 16, p.t = p.r = p.s = 3, p.pad_before = p.pad_after = {1, 1, 1};
   CHECK(run_conv<Cfg>(p) <= 1.0);  // 3-D
@@ -155,6 +155,17 @@ TEST_CASE("conv depthwise (groups = C = K): the direct kernel, Fprop and Dgrad",
   CHECK(run_conv<Fp>(dw(1, 23, 29, 40, 5, 5, 4, 4, 1, 2)) <= 1.0);    // 5x5, dilation 2
   CHECK(run_conv<Fp>(dw(2, 9, 8, 128, 7, 7, 5, 4, 3)) <= 1.0);        // 7x7, padding wider than half, stride 3
   CHECK(run_conv<Sm80Fprop<half_t>>(dw(2, 14, 14, 32, 3, 1, 1, 0, 1)) <= 1.0);  // asymmetric, f16
+  CHECK(run_conv<Fp>(dw(1, 7, 5, 1024, 3, 3, 1, 1, 1)) <= 1.0);     // 128 vectors: four channel chunks a pixel
+  CHECK(run_conv<Fp>(dw(2, 6, 7, 56, 3, 3, 2, 0, 1)) <= 1.0);       // 7 vectors, pixels of a block span images
+  CHECK(run_conv<Dg>(dw(1, 11, 13, 264, 3, 3, 1, 1, 2)) <= 1.0);    // 33 vectors (chunks of 11), strided Dgrad
+  CHECK(run_conv<Dg>(dw(2, 10, 9, 48, 5, 3, 2, 1, 1, 2)) <= 1.0);   // Dgrad, dilation 2
+  for (int s : {3, 5, 7}) {  // the register windows (unit stride along W), widths not a multiple of a thread's outputs
+    CHECK(run_conv<Fp>(dw(2, 7, 13, 32, 3, s, 1, s / 2, 1)) <= 1.0);
+    CHECK(run_conv<Dg>(dw(2, 7, 13, 32, 3, s, 1, s / 2, 1)) <= 1.0);
+    CHECK(run_conv<Fp>(dw(1, 5, 6, 16, 1, s, 0, s - 1, 1)) <= 1.0);  // padding wider than half
+    CHECK(run_conv<Dg>(dw(1, 5, 6, 16, 1, s, 0, s - 1, 1)) <= 1.0);
+  }
+  CHECK(run_conv<Sm80Conv<half_t, conv::Dgrad>>(dw(2, 12, 11, 40, 3, 3, 1, 1, 1)) <= 1.0);  // f16 Dgrad
   using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::Relu>;
   CHECK(run_conv<Sm80Fprop<bfloat16_t, Epi>>(dw(2, 10, 12, 48, 3, 3, 1, 1, 1)) <= 1.0);  // bias (per channel) + ReLU
   conv::Problem p;

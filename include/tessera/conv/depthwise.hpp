@@ -46,14 +46,16 @@ template <int S>
 inline constexpr int kDepthwiseOutputs = S == 3 ? 3 : 2;
 
 // How a launch tiles the work: a block's threads are `vectors` channel vectors (x, a chunk of
-// vectors x V channels) by kDepthwiseThreads / vectors output groups (y): a group is `outputs`
-// neighbours along W of one row of the written tensor. The grid is groups (x) by channel chunks (y).
+// vectors x V channels) by a tile of `tile_rows` x `tile_groups` output groups (y): a group is
+// `outputs` neighbours along W of one row of the written tensor, and a tile's rows share their
+// input rows in L1. The grid is tiles (x, each block walking several) by channel chunks (y).
 struct DepthwiseShape {
   int vectors = 0;  // channel vectors a block covers: the largest divisor of C / V that fits
   int taps = 0;
-  int outputs = 1;  // along W a thread
-  std::int64_t groups = 0;
-  TESSERA_HD constexpr int groups_per_block() const { return kDepthwiseThreads / vectors; }
+  int tile_rows = 1, tile_groups = 1;
+  int row_groups = 0;                        // groups in a row: ceil(W / outputs)
+  int tiles_across = 0, tiles_down = 0;      // a plane's tiles (row_groups / tile_groups, rows / tile_rows, rounded up)
+  std::int64_t tiles = 0;                    // all planes' (N x D)
 };
 
 template <class E, class Epi>
@@ -190,24 +192,34 @@ __global__ void __launch_bounds__(kDepthwiseThreads, 2) depthwise_kernel(Depthwi
   E* const filter = reinterpret_cast<E*>(filter_smem);
   Problem const& pr = p.problem;
   int const taps = p.shape.taps, chunk = p.shape.vectors * V, c_chunk = int(blockIdx.y) * chunk;
-  int const threads = int(blockDim.x * blockDim.y);
-  for (int i = int(threadIdx.y * blockDim.x + threadIdx.x); i < chunk * taps; i += threads) {
-    int const c = i / taps, tap = i - c * taps;  // global reads in W's order, coalesced
+  int const threads = int(blockDim.x * blockDim.y), thread = int(threadIdx.y * blockDim.x + threadIdx.x);
+  // Element i of the chunk's filter is channel i / taps, tap i % taps: global reads in W's order
+  // (coalesced), the channel and tap stepped without a division an element.
+  int c = thread / taps, tap = thread % taps;
+  int const c_step = threads / taps, tap_step = threads % taps;
+  for (int i = thread; i < chunk * taps; i += threads) {
     filter[tap * chunk + c] = p.w[std::int64_t(c_chunk + c) * taps + tap];
+    c += c_step, tap += tap_step;
+    if (tap >= taps) tap -= taps, ++c;
   }
   __syncthreads();
-  int const c = c_chunk + int(threadIdx.x) * V;
+  c = c_chunk + int(threadIdx.x) * V;
   uint4 const* const weights = reinterpret_cast<uint4 const*>(filter + threadIdx.x * V);
   // The extents of the tensor written (to) and read (from).
   Array<int, 3> const to = Dgrad ? Array<int, 3>{pr.d, pr.h, pr.w} : Array<int, 3>{pr.z(), pr.p(), pr.q()};
   Array<int, 3> const from = Dgrad ? Array<int, 3>{pr.z(), pr.p(), pr.q()} : Array<int, 3>{pr.d, pr.h, pr.w};
-  std::int64_t const step = std::int64_t(gridDim.x) * p.shape.groups_per_block();
-  for (std::int64_t group = std::int64_t(blockIdx.x) * p.shape.groups_per_block() + threadIdx.y; group < p.shape.groups; group += step) {
-    Pixel const at = pixel(group, to[0], to[1], (to[2] + Q - 1) / Q);
-    int const q0 = at.at[2] * Q;
+  DepthwiseShape const& sh = p.shape;
+  int const row_in_tile = int(threadIdx.y) / sh.tile_groups, group_in_tile = int(threadIdx.y) % sh.tile_groups;
+  for (std::int64_t tile = blockIdx.x; tile < sh.tiles; tile += gridDim.x) {
+    Pixel at = pixel(tile, to[0], sh.tiles_down, sh.tiles_across);  // at.at: (depth, tile row, tile column)
+    at.at[1] = at.at[1] * sh.tile_rows + row_in_tile;
+    int const group = at.at[2] * sh.tile_groups + group_in_tile;
+    if (at.at[1] >= to[1] || group >= sh.row_groups) continue;
+    int const q0 = group * Q;
+    at.at[2] = q0;
     float acc[Q][V] = {};
-    depthwise_sums<E, Dgrad, S, Q>(pr, p.in + std::int64_t(at.n) * from[0] * from[1] * from[2] * pr.c + c, weights, p.shape.vectors, at, q0,
-                                   from, acc);
+    depthwise_sums<E, Dgrad, S, Q>(pr, p.in + std::int64_t(at.n) * from[0] * from[1] * from[2] * pr.c + c, weights, sh.vectors, at, q0, from,
+                                   acc);
     std::int64_t const first = ((std::int64_t(at.n) * to[0] + at.at[0]) * to[1] + at.at[1]) * to[2] + q0;  // output 0's pixel
     TESSERA_UNROLL
     for (int i = 0; i < Q; ++i) {
@@ -225,22 +237,30 @@ __global__ void __launch_bounds__(kDepthwiseThreads, 2) depthwise_kernel(Depthwi
 // The launch of depthwise_kernel<..., S> for problem p.
 template <int S, bool Dgrad, class E, class Epi>
 cudaError_t launch_depthwise(Problem const& p, E const* in, E const* w, E* out, Epi const& epilogue, cudaStream_t stream) {
+  constexpr int Q = kDepthwiseOutputs<S>;
   DepthwiseShape shape;
   shape.taps = p.t * p.r * p.s;
-  shape.outputs = kDepthwiseOutputs<S>;
-  int const width = Dgrad ? p.w : p.q();
-  shape.groups = (Dgrad ? std::int64_t(p.n) * p.d * p.h : std::int64_t(p.n) * p.z() * p.p()) * ((width + shape.outputs - 1) / shape.outputs);
   int const per_pixel = p.c / kDepthwiseVector<E>;
   int const fit = kDepthwiseFilterBytes / (shape.taps * 16);
   for (int v = std::min({per_pixel, 32, fit}); v >= 1 && shape.vectors == 0; --v)
     if (per_pixel % v == 0) shape.vectors = v;
-  int const gpb = shape.groups_per_block(), chunks = per_pixel / shape.vectors;
-  // Enough blocks for eight a multiprocessor (four waves at two resident), each walking its groups.
+  // The tile: about as many pixels down as across, within a block's threads.
+  int const rows = Dgrad ? p.h : p.p(), width = Dgrad ? p.w : p.q(), groups = kDepthwiseThreads / shape.vectors;
+  shape.row_groups = (width + Q - 1) / Q;
+  shape.tile_groups = 1;
+  while (shape.tile_groups * 2 <= shape.row_groups && shape.tile_groups * 2 * Q <= groups / (shape.tile_groups * 2)) shape.tile_groups *= 2;
+  shape.tile_rows = std::max(1, std::min(groups / shape.tile_groups, rows));
+  shape.tiles_across = (shape.row_groups + shape.tile_groups - 1) / shape.tile_groups;
+  shape.tiles_down = (rows + shape.tile_rows - 1) / shape.tile_rows;
+  shape.tiles = std::int64_t(p.n) * (Dgrad ? p.d : p.z()) * shape.tiles_down * shape.tiles_across;
+  int const chunks = per_pixel / shape.vectors;
+  // One wave of blocks (two resident a multiprocessor), each walking its tiles: the filter is
+  // staged once a block.
   int sms = 132;
   if (int device = 0; cudaGetDevice(&device) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  std::int64_t const blocks = std::min<std::int64_t>((shape.groups + gpb - 1) / gpb, std::max<std::int64_t>(1, std::int64_t(sms) * 8 / chunks));
+  std::int64_t const blocks = std::min<std::int64_t>(shape.tiles, std::max<std::int64_t>(1, std::int64_t(sms) * 2 / chunks));
   dim3 const grid{unsigned(blocks), unsigned(chunks)};
-  dim3 const block(unsigned(shape.vectors), unsigned(gpb));
+  dim3 const block{unsigned(shape.vectors), unsigned(shape.tile_rows * shape.tile_groups)};
   std::size_t const smem = std::size_t(shape.taps) * shape.vectors * 16;
   depthwise_kernel<E, Dgrad, Epi, S><<<grid, block, smem, stream>>>(DepthwiseParams<E, Epi>{p, in, w, out, epilogue, shape});
   return cudaGetLastError();

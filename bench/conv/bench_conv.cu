@@ -82,6 +82,15 @@ conv::Problem depthwise_layer(benchmark::State const& state) {
   p.stride = {1, int(state.range(5)), int(state.range(5))};
   return p;
 }
+// A grouped layer, from {n, h, w, c, k, groups}: 3 x 3, padded 1.
+conv::Problem grouped_layer(benchmark::State const& state) {
+  conv::Problem p;
+  p.n = int(state.range(0)), p.h = int(state.range(1)), p.w = int(state.range(2));
+  p.c = int(state.range(3)), p.k = int(state.range(4)), p.groups = int(state.range(5));
+  p.r = p.s = 3;
+  p.pad_before = p.pad_after = {0, 1, 1};
+  return p;
+}
 using MakeProblem = conv::Problem (*)(benchmark::State const&);
 
 void timing(benchmark::internal::Benchmark* b) {
@@ -125,6 +134,13 @@ void mobilenet(benchmark::internal::Benchmark* b) {
   b->Args({32, 14, 14, 512, 3, 1});
   b->Args({32, 7, 7, 1024, 3, 1});
   b->Args({32, 14, 14, 480, 5, 1});  // a 5x5 one (EfficientNet's)
+  timing(b);
+}
+
+void grouped(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"n", "h", "w", "c", "k", "groups"});
+  b->Args({32, 56, 56, 256, 256, 32});  // ResNeXt-101 32x8d's conv2 3x3: C / g = 8 (the sm80 kernel)
+  b->Args({32, 28, 28, 512, 512, 8});   // C / g = 64 (the Hopper kernel)
   timing(b);
 }
 
@@ -219,8 +235,8 @@ void run_tessera(benchmark::State& state, conv::Problem const& p) {
 // Fprop's pick, with the epilogue Epi.
 template <class E, class Epi>
 void run_fprop(benchmark::State& state, conv::Problem const& p) {
-  if (p.k <= 64) run_tessera<Fprop90<E, 64, 8, Epi>>(state, p);
-  else if (p.k <= 128) run_tessera<Fprop90<E, 128, 6, Epi>>(state, p);
+  if (p.k_per_group() <= 64) run_tessera<Fprop90<E, 64, 8, Epi>>(state, p);
+  else if (p.k_per_group() <= 128) run_tessera<Fprop90<E, 128, 6, Epi>>(state, p);
   else run_tessera<Fprop90<E, 256, 4, Epi>>(state, p);
 }
 
@@ -229,8 +245,9 @@ template <class E, class Dir, MakeProblem Make>
 void BM_tessera(benchmark::State& state) {
   conv::Problem const p = Make(state);
   if constexpr (std::is_same_v<Dir, conv::Fprop>) {
-    // Small-channel inputs (the stem's C = 3) run the sm80 kernel, padded to 8 channels.
-    if (p.c < 8) run_tessera<Conv80<E, Dir>>(state, p);
+    // Groups of channels not a multiple of the Hopper k-tile's 64 run the sm80 kernel; the stem's
+    // C = 3 runs the Hopper kernel over its im2col matrix.
+    if (p.c >= 8 && p.c_per_group() % 64 != 0) run_tessera<Conv80<E, Dir>>(state, p);
     else run_fprop<E, epilogue::Identity>(state, p);
   } else if constexpr (std::is_same_v<Dir, conv::Dgrad>) {
     // Strided Dgrad runs the sm80 kernel (which computes the terms the stride leaves zero).
@@ -432,6 +449,7 @@ BENCHMARK(BM_tessera<bfloat16_t, conv::Fprop, resnet_layer>)->Name("conv_bf16_bl
 BENCHMARK(BM_cudnn_fused<bfloat16_t>)->Name("conv_bf16_block/cudnn_fused")->Apply(resnet50);
 // The stem (C = 3).
 BENCHMARK(BM_tessera<bfloat16_t, conv::Fprop, resnet_layer>)->Name("conv_bf16_stem/tessera")->Apply(stem);
+BENCHMARK(BM_config<Conv80<bfloat16_t, conv::Fprop>>)->Name("conv_bf16_stem/tessera_sm80")->Apply(stem);
 BENCHMARK(BM_cudnn<bfloat16_t, conv::Fprop, resnet_layer>)->Name("conv_bf16_stem/cudnn")->Apply(stem);
 // 3-D.
 BENCHMARK(BM_tessera<bfloat16_t, conv::Fprop, video_layer>)->Name("conv3d_bf16_fprop/tessera")->Apply(video);
@@ -444,6 +462,9 @@ BENCHMARK(BM_cudnn<bfloat16_t, conv::Wgrad, video_layer>)->Name("conv3d_bf16_wgr
 // Depthwise (the direct kernel), against cuDNN and the copy of the input.
 BENCHMARK(BM_tessera<bfloat16_t, conv::Fprop, depthwise_layer>)->Name("conv_bf16_depthwise/tessera")->Apply(mobilenet);
 BENCHMARK(BM_cudnn<bfloat16_t, conv::Fprop, depthwise_layer>)->Name("conv_bf16_depthwise/cudnn")->Apply(mobilenet);
+// Grouped layers (ResNeXt's): all groups in one launch.
+BENCHMARK(BM_tessera<bfloat16_t, conv::Fprop, grouped_layer>)->Name("conv_bf16_grouped/tessera")->Apply(grouped);
+BENCHMARK(BM_cudnn<bfloat16_t, conv::Fprop, grouped_layer>)->Name("conv_bf16_grouped/cudnn")->Apply(grouped);
 BENCHMARK(BM_copy<bfloat16_t>)->Name("conv_bf16_depthwise/copy")->Apply(mobilenet);
 
 TESSERA_BENCH_MAIN()

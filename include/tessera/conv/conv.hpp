@@ -19,7 +19,8 @@
 // BlockTile K: its k-tile is one tap). A Warpgroups Config runs the Hopper kernel (TMA im2col, wgmma): Fprop,
 // unit-stride Dgrad and Wgrad (split_k = 0 picks its K split), 16-bit types with BlockTile K =
 // 64. A depthwise Fprop or Dgrad (groups = C = K) runs a direct kernel whichever the Config
-// (conv/depthwise.hpp). In progress (issue 32): strided Dgrad on Hopper, small-channel inputs.
+// (conv/depthwise.hpp); a dense Fprop of C = 1 to 7 (an RGB stem) stages its input in the
+// workspace (small_channels below). In progress (issue 32): strided Dgrad on Hopper.
 // docs/conv.md.
 // tessera-header: cuda-only
 #pragma once
@@ -33,6 +34,7 @@
 
 #include "tessera/conv/config.hpp"
 #include "tessera/conv/depthwise.hpp"
+#include "tessera/conv/im2col_matrix.hpp"
 #include "tessera/conv/implicit_gemm.hpp"
 #include "tessera/conv/pad_channels.hpp"
 #include "tessera/conv/problem.hpp"
@@ -87,26 +89,39 @@ class Conv {
     return std::max(1, gemm::split_k_rule(a.split_k, sms, tiles, int((g.k + GemmCfg::BK - 1) / GemmCfg::BK), hopper, kMaxSplit));
   }
 
-  // Small-channel inputs (an RGB image: C = 1 to 7, dense Fprop, the sm80 kernel): the input and
-  // the filters are padded to 8 channels in the workspace (conv/pad_channels.hpp) and the padded
-  // problem runs, so that the user passes the tensors as they are.
+  // Small-channel inputs (an RGB image: C = 1 to 7, dense Fprop), so that the user passes the
+  // tensors as they are. The sm80 kernel: the input and the filters are padded to 8 channels in
+  // the workspace (conv/pad_channels.hpp) and the padded problem runs. The Hopper kernel: the
+  // input is written out as its im2col matrix (conv/im2col_matrix.hpp: T R S C columns, padded to
+  // a multiple of 8) and the filters to rows of as many, and a 1 x 1 layer over that matrix runs
+  // (tiled TMA), writing the same output pixels.
   static constexpr int kPaddedChannels = 8;
   static bool small_channels(Problem const& p) {
-    return !hopper && Cfg::direction == Direction::kFprop && p.groups == 1 && p.c >= 1 && p.c < kPaddedChannels;
+    return (!hopper || sizeof(EX) == 2) && Cfg::direction == Direction::kFprop && p.groups == 1 && p.c >= 1 && p.c < kPaddedChannels;
   }
+  // Rows of the staged input (sm80: input pixels; Hopper: output pixels) and filters, and their columns.
+  static std::int64_t staged_rows(Problem const& p) {
+    return hopper ? std::int64_t(p.n) * p.z() * p.p() * p.q() : std::int64_t(p.n) * p.d * p.h * p.w;
+  }
+  static int staged_columns(Problem const& p) { return hopper ? im2col_pitch(p) : kPaddedChannels; }
   static std::size_t pad_bytes(Problem const& p) {
-    return padded_bytes<EX>(std::int64_t(p.n) * p.d * p.h * p.w, kPaddedChannels) +
-           padded_bytes<EW>(std::int64_t(p.k) * p.t * p.r * p.s, kPaddedChannels);
+    return padded_bytes<EX>(staged_rows(p), staged_columns(p)) +
+           padded_bytes<EW>(std::int64_t(p.k) * (hopper ? 1 : p.t * p.r * p.s), staged_columns(p));
   }
-  // The padded problem's arguments; x and w in the workspace (or, before there is one, y).
+  // The staged problem's arguments; x and w in the workspace (or, before there is one, y).
   static Arguments padded(Arguments const& a, void* workspace) {
     Arguments b = a;
-    b.problem.c = kPaddedChannels;
+    Problem const& p = a.problem;
+    if (hopper) {  // a 1 x 1 layer over the output pixels
+      b.problem = Problem{};
+      b.problem.n = p.n, b.problem.d = p.z(), b.problem.h = p.p(), b.problem.w = p.q();
+      b.problem.c = im2col_pitch(p), b.problem.k = p.k;
+    } else {
+      b.problem.c = kPaddedChannels;
+    }
     char* const base = static_cast<char*>(workspace);
     b.x = base ? reinterpret_cast<EX*>(base) : reinterpret_cast<EX*>(a.y);
-    b.w = base ? reinterpret_cast<EW*>(base + padded_bytes<EX>(std::int64_t(a.problem.n) * a.problem.d * a.problem.h * a.problem.w,
-                                                                  kPaddedChannels))
-               : reinterpret_cast<EW*>(a.y);
+    b.w = base ? reinterpret_cast<EW*>(base + padded_bytes<EX>(staged_rows(p), staged_columns(p))) : reinterpret_cast<EW*>(a.y);
     return b;
   }
 
@@ -131,9 +146,12 @@ class Conv {
       if constexpr (same_types) return depthwise_can_implement<EX>(p, Cfg::direction, a.x, a.w, a.y);
       else return fail("the depthwise kernel (groups = C = K) takes one element type for x, w and y; use one type");
     }
-    if (small_channels(p)) return can_implement(padded(a, nullptr));  // x and w are read element by element
+    if (small_channels(p)) {  // x and w are read element by element
+      if constexpr (hopper) TESSERA_RETURN_IF_ERROR(im2col_matrix_supported(p));
+      return can_implement(padded(a, nullptr));
+    }
     // A k-tile of Fprop is BK channels of one tap, of Dgrad BK filters of one tap.
-    if (hopper && Cfg::direction == Direction::kFprop && p.c_per_group() % GemmCfg::BK != 0)
+    if (hopper && Cfg::direction == Direction::kFprop && p.c_per_group() % GemmCfg::BK != 0 && !(p.groups == 1 && is_pointwise(p)))
       return fail("C / groups = " + s(p.c_per_group()) + " is not a multiple of BlockTile K = " + s(GemmCfg::BK) +
                   " (a k-tile of the Hopper kernel is one filter tap); pad the channels or use a Warps<M, N> Config (the sm80 "
                   "kernel takes any multiple of 8, and C below 8)");
@@ -175,12 +193,18 @@ class Conv {
     TESSERA_RETURN_IF_ERROR(can_implement(a));
     if (small_channels(a.problem)) {
       if (workspace == nullptr)
-        return Status::workspace_too_small("conv::Conv: C = " + std::to_string(a.problem.c) + " is padded to 8 channels in the workspace: "
-                                           "pass workspace_size(args) = " + std::to_string(workspace_size(a)) + " bytes");
+        return Status::workspace_too_small("conv::Conv: C = " + std::to_string(a.problem.c) + " is staged in the workspace (" +
+                                           (hopper ? "the input's im2col matrix" : "padded to 8 channels") +
+                                           "): pass workspace_size(args) = " + std::to_string(workspace_size(a)) + " bytes");
       Problem const& p = a.problem;
       Arguments const b = padded(a, workspace);
-      TESSERA_RETURN_IF_ERROR(pad_channels(a.x, b.x, std::int64_t(p.n) * p.d * p.h * p.w, p.c, kPaddedChannels, stream));
-      TESSERA_RETURN_IF_ERROR(pad_channels(a.w, b.w, std::int64_t(p.k) * p.t * p.r * p.s, p.c, kPaddedChannels, stream));
+      if constexpr (hopper && sizeof(EX) == 2) {
+        TESSERA_RETURN_IF_ERROR(im2col_matrix(p, a.x, b.x, stream));
+        TESSERA_RETURN_IF_ERROR(pad_channels(a.w, b.w, p.k, p.t * p.r * p.s * p.c, im2col_pitch(p), stream));
+      } else {
+        TESSERA_RETURN_IF_ERROR(pad_channels(a.x, b.x, std::int64_t(p.n) * p.d * p.h * p.w, p.c, kPaddedChannels, stream));
+        TESSERA_RETURN_IF_ERROR(pad_channels(a.w, b.w, std::int64_t(p.k) * p.t * p.r * p.s, p.c, kPaddedChannels, stream));
+      }
       return run(b, static_cast<char*>(workspace) + pad_bytes(p), stream);
     }
     if (split_k_for(a) > 1 && workspace == nullptr)

@@ -69,6 +69,14 @@ TESSERA_HD constexpr Pixel pixel(std::int64_t index, int e0, int e1, int e2) {
 TESSERA_HD constexpr Pixel output_pixel(Problem const& p, std::int64_t index) { return pixel(index, p.z(), p.p(), p.q()); }
 TESSERA_HD constexpr Pixel input_pixel(Problem const& p, std::int64_t index) { return pixel(index, p.d, p.h, p.w); }
 
+// A pointwise layer: a 1 x 1 filter at unit stride without padding, whose im2col matrix is the
+// activation itself (pixels x channels).
+TESSERA_HD constexpr bool is_pointwise(Problem const& p) {
+  bool unit = p.t * p.r * p.s == 1;
+  for (int dim = 0; dim < 3; ++dim) unit = unit && p.stride[dim] == 1 && p.pad_before[dim] == 0 && p.pad_after[dim] == 0;
+  return unit;
+}
+
 // Filter position `index` over (t, r, s, channel), `channels` per tap.
 TESSERA_HD constexpr Tap tap(Problem const& p, std::int64_t index, int channels) {
   Tap x{};

@@ -117,4 +117,19 @@ inline conv::Problem problem2d(int n, int h, int w, int c, int k, int r, int s, 
 }
 
 
+// A problem whose inputs are staged in the workspace (small channels), run without one: the
+// refusal names the workspace (and `says`), and nothing is written.
+template <class Cfg>
+void check_asks_for_workspace(conv::Problem const& p, char const* says) {
+  test::DeviceBuffer<bfloat16_t> x(4096), w(4096), y(4096);
+  typename conv::Conv<Cfg>::Arguments args;
+  args.problem = p;
+  args.x = x.get(), args.w = w.get(), args.y = y.get();
+  CHECK(conv::Conv<Cfg>::workspace_size(args) > 0);
+  auto const before = y.to_host();
+  CHECK_THAT(conv::Conv<Cfg>{}.run(args, nullptr).message(), Catch::Contains(says) && Catch::Contains("workspace_size(args)"));
+  TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
+  CHECK(y.to_host() == before);
+}
+
 }  // namespace tessera::test::conv_check

@@ -47,6 +47,26 @@ TEST_CASE("conv Fprop sm90: TMA im2col through the GEMM's kernel", "[gpu][conv][
   CHECK(run_conv<Sm90Fprop<bfloat16_t, Epi>>(problem2d(1, 9, 7, 256, 96, 3, 3, 1, 1, 1, 1, 4), 2) <= 1.0);  // and split-K
 }
 
+TEST_CASE("conv Fprop sm90: small-channel inputs (C = 1 to 7) as the im2col matrix in the workspace, and 1 x 1 layers of any C", "[gpu][conv][sm90]") {
+  test::require_gpu();
+  using Cfg = Sm90Fprop<bfloat16_t>;
+  CHECK(run_conv<Cfg>(problem2d(2, 23, 21, 3, 64, 7, 7, 3, 3, 2)) <= 1.0);  // the ResNet stem's shape: 147 columns, padded to 152
+  CHECK(run_conv<Cfg>(problem2d(3, 9, 10, 1, 24, 3, 3, 1, 1, 1)) <= 1.0);   // grayscale: 9 columns, one partial k-tile
+  CHECK(run_conv<Cfg>(problem2d(1, 17, 13, 4, 40, 5, 5, 2, 2, 2)) <= 1.0);   // C = 4
+  CHECK(run_conv<Cfg>(problem2d(2, 11, 12, 7, 136, 3, 3, 1, 1, 1), 2) <= 1.0);  // C = 7, split-K after the staged tensors
+  CHECK(run_conv<Sm90Fprop<half_t, epilogue::Identity, 64>>(problem2d(2, 16, 15, 3, 64, 7, 7, 3, 3, 2, 2)) <= 1.0);  // dilation 2, f16
+  conv::Problem p;
+  p.n = 2, p.d = 5, p.h = 6, p.w = 7, p.c = 3, p.k = 16, p.t = p.r = p.s = 3, p.pad_before = p.pad_after = {1, 1, 1}, p.stride = {2, 1, 2};
+  CHECK(run_conv<Cfg>(p) <= 1.0);  // 3-D
+  using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::Relu>;
+  CHECK(run_conv<Sm90Fprop<bfloat16_t, Epi>>(problem2d(2, 15, 15, 3, 64, 3, 3, 1, 1, 2)) <= 1.0);
+  // 1 x 1 dense layers over a plain matrix: any C that is a multiple of 8 (the last k-tile partial).
+  CHECK(run_conv<Cfg>(problem2d(2, 9, 11, 24, 72, 1, 1, 0, 0, 1)) <= 1.0);
+  CHECK(run_conv<Cfg>(problem2d(1, 13, 7, 200, 64, 1, 1, 0, 0, 1)) <= 1.0);
+  // Without the workspace it asks for it, and writes nothing.
+  check_asks_for_workspace<Cfg>(problem2d(1, 8, 8, 3, 16, 3, 3, 1, 1, 1), "the input's im2col matrix");
+}
+
 TEST_CASE("conv Dgrad sm90: unit stride through the flipped filter, 1-D to 3-D, groups", "[gpu][conv][sm90]") {
   test::require_gpu();
   using Cfg = Sm90Conv<bfloat16_t, conv::Dgrad>;

@@ -19,7 +19,9 @@ struct FpropLoader : detail::Base<GemmCfg, FpropLoader<GemmCfg>> {
 
   template <class TX, class TW, class TY>
   static Status make(Problem const& p, TX const* x, TW const* w, TY const*, Params& out) {
-    if (p.c_per_group() % BK != 0)
+    // (A 1 x 1 dense layer is a plain GEMM over the channels: its last k-tile may be partial, TMA
+    // filling the rest with zeros.)
+    if (p.c_per_group() % BK != 0 && !(p.groups == 1 && Base::plain(p)))
       return detail::fail("C / groups = " + detail::str(p.c_per_group()) + " is not a multiple of BlockTile K = " + detail::str(BK) +
                           " (a k-tile is one filter tap); pad the channels or use a Warps<M, N> Config (the sm80 kernel)");
     out.problem = p;

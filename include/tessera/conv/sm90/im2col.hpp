@@ -106,11 +106,7 @@ struct Base {
   };
 
   // Whether the gathered operand is a plain matrix: every pixel reads its own input pixel.
-  static bool plain(Problem const& p) {
-    bool unit = p.t * p.r * p.s == 1;
-    for (int dim = 0; dim < 3; ++dim) unit = unit && p.stride[dim] == 1 && p.pad_before[dim] == 0 && p.pad_after[dim] == 0;
-    return unit;
-  }
+  static bool plain(Problem const& p) { return is_pointwise(p); }
   // The tiled map of an activation tensor as a matrix: `pixels` rows of `channels` channels, the
   // group's `per_group` of them from channel g per_group; boxes of `box_inner` x `box_outer`.
   template <class T>

@@ -1,5 +1,6 @@
-// `emit`: the fastest passed configuration per problem, one table per dtype, layout and epilogue,
-// each entry the spec as C++; failures and slower results left out; clear errors.
+// `emit`: the fastest passed configuration per problem, one table per dtype, layout and epilogue
+// (a convolution's: per dtype and direction), each entry the spec as C++; failures and slower
+// results left out; clear errors.
 #include <catch2/catch.hpp>
 
 #include "emit.hpp"
@@ -9,9 +10,9 @@ using namespace tessera;
 using namespace tessera::profiler;
 
 namespace {
-Report load_sample() {
+Report load_sample(char const* path = TESSERA_PROFILER_SAMPLE) {
   std::string text;
-  REQUIRE(read_file(TESSERA_PROFILER_SAMPLE, text).ok());
+  REQUIRE(read_file(path, text).ok());
   Report r;
   REQUIRE(from_json(text, r).ok());
   return r;
@@ -59,4 +60,54 @@ TEST_CASE("emit refuses results without a winner or with unknown configurations"
   r.results[0].kernel = "sm90_bf16_tn_96x96x64_1wg_coop_s4";
   CHECK_THAT(emit_header(r, {}, h).message(), Catch::Contains("'sm90_bf16_tn_96x96x64_1wg_coop_s4'") && Catch::Contains("profile again"));
   CHECK(table_name(r.results[6]) == "f16_tn_bias_gelu");
+}
+
+TEST_CASE("emit writes the convolution winners per problem as conv::TunedTables", "[profiler][emit][conv]") {
+  Report const r = load_sample(TESSERA_PROFILER_CONV_SAMPLE);
+  std::string h;
+  REQUIRE(emit_header(r, {"my_convs"}, h).ok());
+  CHECK_THAT(h, Catch::Contains("#include \"tessera/conv/tuned.hpp\"") && !Catch::Contains("gemm/tuned.hpp"));
+  CHECK_THAT(h, Catch::Contains("fastest verified convolution configuration per profiled problem") &&
+                    Catch::Contains("tessera::conv::Tuned<my_convs::<table>, YourEpilogue>"));
+  CHECK_THAT(h, Catch::Contains("inline constexpr tessera::conv::TunedTable<3> bf16_fprop{{"));
+  CHECK_THAT(h, Catch::Contains("inline constexpr tessera::conv::TunedTable<1> bf16_wgrad{{"));
+  // Each problem's fastest: the wrong 128 x 256 and the slower ones are left out.
+  CHECK_THAT(h, Catch::Contains("    // sm90_bf16_fprop_128x64x64_2wg_coop_s8: n=2 h=20 w=20 c=64 k=64 r=3 s=3 pad=1\n"
+                                "    {{.n = 2, .d = 1, .h = 20, .w = 20, .c = 64, .k = 64, .t = 1, .r = 3, .s = 3, .pad_before = {0, 1, 1}, "
+                                ".pad_after = {0, 1, 1}, .stride = {1, 1, 1}, .dilation = {1, 1, 1}, .groups = 1},\n"
+                                "     {.direction = tessera::conv::Direction::kFprop, .gemm = {.arch_cc = 90,"));
+  CHECK_THAT(h, Catch::Contains(".stages = 8}},\n     9.50},\n"));
+  CHECK_THAT(h, Catch::Contains("// sm80_bf16_fprop_128x128x32_2x2w_s4: n=2 h=10 w=10 c=40 k=48\n"));
+  CHECK_THAT(h, Catch::Contains("// sm90_bf16_wgrad_128x256x64_2wg_coop_s4: n=2 h=20 w=20 c=64 k=64 r=3 s=3 pad=1\n"));
+  CHECK_THAT(h, !Catch::Contains("10.25") && !Catch::Contains("14.00") && !Catch::Contains("sm90_bf16_fprop_128x256x64"));
+  // The problems in the order of their text.
+  CHECK(h.find("h=10 w=10") < h.find("h=12 w=12"));
+  CHECK(h.find("h=12 w=12") < h.find("h=20 w=20"));
+  CHECK(table_name(r.results[0]) == "bf16_fprop");
+  CHECK(table_name(r.results.back()) == "bf16_wgrad");
+}
+
+TEST_CASE("emit writes GEMM and convolution tables into one header", "[profiler][emit][conv]") {
+  Report r = load_sample();
+  for (Result const& x : load_sample(TESSERA_PROFILER_CONV_SAMPLE).results) r.results.push_back(x);
+  std::string h;
+  REQUIRE(emit_header(r, {"both"}, h).ok());
+  CHECK_THAT(h, Catch::Contains("#include \"tessera/gemm/tuned.hpp\"\n#include \"tessera/conv/tuned.hpp\"\n"));
+  CHECK_THAT(h, Catch::Contains("GEMM and convolution configuration") && Catch::Contains("tessera::gemm::Tuned<both::<table>") &&
+                    Catch::Contains("tessera::conv::Tuned<both::<table>"));
+  CHECK_THAT(h, Catch::Contains("TunedTable<3> bf16_tn{{") && Catch::Contains("TunedTable<3> bf16_fprop{{"));
+}
+
+TEST_CASE("emit refuses convolution results of unknown configurations or problems", "[profiler][emit][conv]") {
+  Report r = load_sample(TESSERA_PROFILER_CONV_SAMPLE);
+  std::string h;
+  Report unknown = r;
+  unknown.results[0].kernel = "sm90_bf16_fprop_96x96x64_2wg_coop_s4";
+  CHECK_THAT(emit_header(unknown, {}, h).message(), Catch::Contains("'sm90_bf16_fprop_96x96x64_2wg_coop_s4'") && Catch::Contains("profile again"));
+  Report invalid = r;
+  invalid.results[0].kernel = "sm90_bf16_fprop_128x256x64_2wg_coop_s8";  // in the space, but dropped
+  CHECK_THAT(emit_header(invalid, {}, h).message(), Catch::Contains("'sm90_bf16_fprop_128x256x64_2wg_coop_s8'"));
+  Report bad = r;
+  bad.results[0].problem = "n=2 h=20";
+  CHECK_THAT(emit_header(bad, {}, h).message(), Catch::Contains("a result's problem: convolution 'n=2 h=20': w is missing"));
 }

@@ -1,11 +1,12 @@
 // The profiler's command-line vocabulary: integer lists and ranges, dtypes, layouts, epilogue
-// names, kernel globs; each error names the valid choices.
+// names, kernel globs, convolution directions and problems; each error names the valid choices.
 #include <catch2/catch.hpp>
 #include <array>
 #include <cstdio>
 #include <string>
 
 #include "options.hpp"
+#include "tessera/conv/problem.hpp"
 #include "tessera/tuning/epilogue_stages.hpp"
 
 using namespace tessera;
@@ -164,4 +165,112 @@ TEST_CASE("the static epilogues are exactly bias with no, relu, gelu or silu act
     INFO(other);
     CHECK(tuning::static_epilogue_of(stages(other)) == 0);
   }
+}
+
+TEST_CASE("convolution dtypes and directions, with the choices on error", "[profiler][cli][conv]") {
+  ProblemTypes t;
+  REQUIRE(parse_conv_dtype("half", t).ok());
+  CHECK((t.a == gemm::Dtype::kF16 && t.name == "f16"));
+  REQUIRE(parse_conv_dtype("bf16", t).ok());
+  CHECK(parse_conv_dtype("tf32", t).message() ==
+        "invalid argument: dtype 'tf32' has no convolution kernels; the convolution dtypes are bf16, f16 (fp16, half)");
+  CHECK_THAT(parse_conv_dtype("bf17", t).message(), Catch::Contains("unknown dtype 'bf17'; the convolution dtypes are bf16, f16"));
+
+  std::vector<conv::Direction> d;
+  REQUIRE(parse_directions("wgrad,fprop", d).ok());
+  CHECK(d == std::vector<conv::Direction>{conv::Direction::kWgrad, conv::Direction::kFprop});
+  for (auto [text, why] : {std::pair{"bprop", "unknown direction 'bprop'; the directions are fprop (forward), dgrad"},
+                           std::pair{"fprop,", "unknown direction ''"}, std::pair{"dgrad,dgrad", "'dgrad' is given twice"}}) {
+    INFO(text);
+    CHECK_THAT(parse_directions(text, d).message(), Catch::Contains(why));
+  }
+  CHECK(d.size() == 2);  // untouched by the failures
+}
+
+TEST_CASE("a convolution problem as key=value items, and back", "[profiler][cli][conv]") {
+  conv::Problem p;
+  REQUIRE(parse_conv_problem("n=32 h=56 w=56 c=64 k=64 r=3 s=3 pad=1", p).ok());
+  CHECK((p.n == 32 && p.d == 1 && p.h == 56 && p.c == 64 && p.k == 64 && p.t == 1 && p.r == 3 && p.s == 3 && p.groups == 1));
+  CHECK((p.pad_before[0] == 0 && p.pad_before[1] == 1 && p.pad_after[2] == 1 && p.stride[1] == 1));
+  CHECK((p.p() == 56 && p.q() == 56));
+  CHECK(conv_problem_text(p) == "n=32 h=56 w=56 c=64 k=64 r=3 s=3 pad=1");
+  // 3-D: one value pads the depth too; HxW leaves the depth's stride 1. Commas separate as spaces do.
+  REQUIRE(parse_conv_problem("n=4,d=8,h=56,w=56,c=128,k=128,t=3,r=3,s=3,pad=1,stride=2x2", p).ok());
+  CHECK((p.pad_before[0] == 1 && p.stride[0] == 1 && p.stride[1] == 2 && p.z() == 8 && p.p() == 28));
+  // 1-D: one value is the width's alone.
+  REQUIRE(parse_conv_problem("n=1 w=100 c=16 k=32 s=5 pad=2 dilation=2", p).ok());
+  CHECK((p.h == 1 && p.pad_before[1] == 0 && p.pad_before[2] == 2 && p.dilation[1] == 1 && p.dilation[2] == 2 && p.q() == 96));
+  REQUIRE(parse_conv_problem("n=1 h=5 w=7 c=8 k=8 r=3 s=3 pad_before=1 pad_after=0x2 groups=2", p).ok());
+  CHECK((p.pad_after[1] == 0 && p.pad_after[2] == 2 && p.groups == 2));
+  CHECK(conv_problem_text(p) == "n=1 h=5 w=7 c=8 k=8 r=3 s=3 groups=2 pad_before=1 pad_after=0x2");
+
+  // Every problem of a sweep survives text -> parse -> text.
+  for (int dims = 1; dims <= 3; ++dims)
+    for (int pad = 0; pad <= 2; ++pad)
+      for (int stride = 1; stride <= 3; ++stride)
+        for (int dilation = 1; dilation <= 2; ++dilation) {
+          conv::Problem q;
+          q.n = 2, q.w = 11, q.c = 16, q.k = 24, q.s = 3, q.groups = pad == 1 ? 8 : 1;
+          if (dims >= 2) q.h = 9, q.r = 3;
+          if (dims == 3) q.d = 5, q.t = 2;
+          q.pad_before = {dims == 3 ? pad : 0, dims >= 2 ? pad : 0, pad};
+          q.pad_after = {0, dims >= 2 ? 1 : 0, pad};
+          q.stride = {1, dims >= 2 ? stride : 1, stride};
+          q.dilation = {dims == 3 ? dilation : 1, 1, dilation};
+          REQUIRE(conv::check(q).ok());
+          std::string const text = conv_problem_text(q);
+          INFO(text);
+          conv::Problem back;
+          REQUIRE(parse_conv_problem(text, back).ok());
+          CHECK(conv_problem_text(back) == text);
+          CHECK((back.pad_before[0] == q.pad_before[0] && back.pad_before[1] == q.pad_before[1] && back.pad_after[1] == q.pad_after[1] &&
+                 back.stride[0] == q.stride[0] && back.stride[1] == q.stride[1] && back.dilation[0] == q.dilation[0] &&
+                 back.dilation[2] == q.dilation[2] && back.t == q.t && back.groups == q.groups));
+        }
+}
+
+TEST_CASE("bad convolution problems say what is wrong", "[profiler][cli][conv]") {
+  conv::Problem p;
+  for (auto [text, why] :
+       {std::pair{"n=1 w=5 c=8 k=8 s=3 pad=1x2x3x4", "pad=1x2x3x4: give V (each spatial dimension), HxW or DxHxW, whole numbers of at least 0"},
+        std::pair{"n=1 w=5 c=8 k=8 s=3 stride=0", "stride=0: give V"},
+        std::pair{"n=1 w=5 c=8 k=8 s=3 pad=-1", "pad=-1: give V"},
+        std::pair{"n=1 w=5 c=8 k=8 s=3 foo=2", "unknown key 'foo'; the keys are n, d, h, w, c, k, t, r, s, groups, pad"},
+        std::pair{"n=1 w=5 c=8", "k is missing (n, w, c and k have no default"},
+        std::pair{"n=1 w=5 c=8 k=8 s=3 s=3", "'s' is given twice"},
+        std::pair{"n=1 w=5 c=8 k=8 s=3 h", "'h' is not key=value"},
+        std::pair{"n=0 w=5 c=8 k=8 s=3", "n=0: must be a whole number of at least 1"},
+        std::pair{"n=1 w=5 c=8 k=8 s=3 pad=1 pad_after=1", "give pad, or pad_before and pad_after, not both"},
+        std::pair{"n=1 h=5 w=5 c=8 k=6 r=3 s=3 groups=4", "conv::Problem: groups = 4 must divide C = 8 and K = 6"},
+        std::pair{"n=1 w=5 c=8 k=8 s=9", "conv::Problem: the dilated filter (9) in width does not fit the padded input (5)"}}) {
+    INFO(text);
+    Status const s = parse_conv_problem(text, p);
+    CHECK(s.code() == StatusCode::kInvalidArgument);
+    CHECK_THAT(s.message(), Catch::Contains(std::string("convolution '") + text + "': " + why));
+  }
+}
+
+TEST_CASE("convolution problem lists and files", "[profiler][cli][conv]") {
+  std::vector<conv::Problem> v;
+  REQUIRE(parse_conv_problems("n=32 h=56 w=56 c=64 k=64 r=3 s=3 pad=1; n=32 h=28 w=28 c=128 k=128 r=3 s=3 pad=1;", v).ok());
+  REQUIRE(v.size() == 2);
+  CHECK(v[1].c == 128);
+  CHECK_THAT(parse_conv_problems(" ; ", v).message(), Catch::Contains("--problems: no convolution given"));
+  CHECK_THAT(parse_conv_problems("n=1 w=5 c=8 k=8 s=3; n=1 w=5", v).message(),
+             Catch::Contains("--problems: convolution 'n=1 w=5': c is missing"));
+  CHECK(v.size() == 2);  // untouched by the failures
+  char const* path = "test_options_conv_problems.txt";
+  {
+    std::FILE* f = std::fopen(path, "w");
+    REQUIRE(f != nullptr);
+    std::fputs("# ResNet-50 conv2_x\nn=32 h=56 w=56 c=64 k=64 r=3 s=3 pad=1\nn=32 h=56 w=56 c=64 k=256  # 1x1 expand\n\n"
+               "n=32 h=56 w=56 c=256 k=64; n=32 h=28 w=28 c=128 k=128 r=3 s=3 pad=1\n",
+               f);
+    std::fclose(f);
+  }
+  REQUIRE(parse_conv_problems(std::string("@") + path, v).ok());
+  CHECK(v.size() == 4);
+  CHECK((v[1].k == 256 && v[1].r == 1));
+  std::remove(path);
+  CHECK_THAT(parse_conv_problems("@no_such_file.txt", v).message(), Catch::Contains("cannot read no_such_file.txt"));
 }

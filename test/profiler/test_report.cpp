@@ -1,4 +1,5 @@
-// Results as CSV and JSON, written and read back unchanged; the terminal table's order.
+// Results as CSV and JSON, written and read back unchanged (convolution rows too; files from before
+// convolutions still read); the terminal table's order.
 #include <catch2/catch.hpp>
 
 #include "report.hpp"
@@ -41,6 +42,26 @@ Report sample() {
   r.results = {a, b, c, d};
   return r;
 }
+
+// A convolution row: its direction and problem; m, n, k and batch its implicit GEMM's.
+Result conv_row() {
+  Result x;
+  x.kernel = "sm90_bf16_wgrad_128x256x64_2wg_coop_s4";
+  x.operation = "conv";
+  x.dtype = "bf16";
+  x.epilogue = "none";
+  x.direction = "wgrad";
+  x.problem = "n=32 h=56 w=56 c=64 k=64 r=3 s=3 pad=1";
+  x.m = 64;
+  x.n = 576;
+  x.k = 32 * 56 * 56;
+  x.batch = 1;
+  x.outcome = Outcome::kPassed;
+  x.time_us = 123.456789;
+  x.predicted_us = 100.25;
+  x.error_ratio = 0.5;
+  return x;
+}
 }  // namespace
 
 TEST_CASE("CSV round trip", "[profiler][report]") {
@@ -63,6 +84,50 @@ TEST_CASE("JSON round trip", "[profiler][report]") {
   CHECK(back == r);
   CHECK_THAT(from_json("{\"results\": []}", back).message(), Catch::Contains("not a tessera-profile --json file"));
   CHECK_THAT(from_json("{", back).message(), Catch::Contains("JSON"));
+}
+
+TEST_CASE("convolution rows round-trip through CSV and JSON; older GEMM files still read", "[profiler][report][conv]") {
+  Report r = sample();
+  r.results.push_back(conv_row());
+  Result skipped = conv_row();
+  skipped.outcome = Outcome::kSkipped;
+  skipped.message = "not supported: conv::Conv: C / groups = 40 is not a multiple of BlockTile K = 64, \"pad\" them";
+  r.results.push_back(skipped);
+  Report back;
+  std::string const csv = to_csv(r);
+  CHECK_THAT(csv, Catch::Contains(",message,operation,direction,problem\n"));
+  CHECK_THAT(csv, Catch::Contains(",conv,wgrad,n=32 h=56 w=56 c=64 k=64 r=3 s=3 pad=1\n"));
+  REQUIRE(from_csv(csv, back).ok());
+  CHECK(back == r);
+  REQUIRE(from_json(to_json(r), back).ok());
+  CHECK(back == r);
+  CHECK_THAT(to_json(r), Catch::Contains("\"operation\": \"conv\"") && Catch::Contains("\"direction\": \"wgrad\""));
+  // A CSV file written before convolutions: 15 fields, GEMM rows.
+  std::string const old = "kernel,dtype,layout,epilogue,m,n,k,batch,outcome,time_us,tflops,gbps,predicted_us,error_ratio,message\n"
+                          "sm90_bf16_tn_128x256x64_2wg_coop_s4,bf16,tn,none,16,4096,4096,1,passed,23.5,0,0,20,0.01,\n";
+  REQUIRE(from_csv(old, back).ok());
+  REQUIRE(back.results.size() == 1);
+  CHECK((back.results[0].operation == "gemm" && !back.results[0].conv() && back.results[0].time_us == 23.5));
+  CHECK_THAT(from_csv(old + "x,bf16,tn,none,1,1,1,1,passed,1,0,0,1,0,,conv,fprop,n=1\n", back).message(),
+             Catch::Contains("15 fields expected, 18 found"));
+  // A JSON file written before convolutions: no "operation".
+  REQUIRE(from_json("{\"tool\": \"tessera-profile\", \"results\": [{\"kernel\": \"k\", \"dtype\": \"bf16\", \"layout\": \"tn\", "
+                    "\"epilogue\": \"none\", \"m\": 1, \"n\": 2, \"k\": 3, \"batch\": 1, \"outcome\": \"passed\", \"time_us\": 1.0, "
+                    "\"predicted_us\": 1.0, \"error_ratio\": 0.0, \"message\": \"\"}]}",
+                    back)
+              .ok());
+  CHECK((back.results.size() == 1 && back.results[0].operation == "gemm"));
+}
+
+TEST_CASE("a convolution's rates: its multiply-adds, and its three tensors once", "[profiler][report][conv]") {
+  Result const x = conv_row();
+  double const macs = 32.0 * 56 * 56 * 64 * 576;
+  CHECK(x.tflops() == Approx(2.0 * macs / (x.time_us * 1e-6) * 1e-12));
+  double const bytes = 2.0 * (32.0 * 56 * 56 * 64 * 2 + 64.0 * 576);  // x and y, w
+  CHECK(x.gbps() == Approx(bytes / (x.time_us * 1e-6) * 1e-9));
+  Result bad = x;
+  bad.problem = "n=1";
+  CHECK(bad.gbps() == 0);
 }
 
 TEST_CASE("derived rates", "[profiler][report]") {

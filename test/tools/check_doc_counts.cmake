@@ -1,9 +1,11 @@
-# The counts the docs quote are the ones `tessera-profile list gemm` prints, so that they cannot
-# drift from the code:
+# The counts the docs quote are the ones `tessera-profile list gemm` and `list conv` print, so that
+# they cannot drift from the code:
 #   cmake -DPROFILER=<tessera-profile> -DSOURCE_DIR=<repository> -P check_doc_counts.cmake
 # README.md: "lists the <valid> valid GEMM configurations of its space (and why <dropped> others
-# were dropped)"; docs/building.md: "all <valid> valid ones, or <reduced>" (the reduced space);
-# docs/profiler.md: "The default space has <valid + dropped> candidates; <valid> are valid".
+# were dropped)" and "the <valid> valid convolution configurations of its own (and why <dropped>
+# others were dropped)"; docs/building.md: "all <valid> valid ones, or <reduced>" (the reduced
+# space); docs/profiler.md: "The default space has <valid + dropped> candidates; <valid> are valid"
+# and "The convolution space has <valid + dropped> candidates; <valid> are valid".
 execute_process(COMMAND ${PROFILER} list gemm OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "tessera-profile list gemm failed (${rc})")
@@ -35,7 +37,21 @@ endif()
 if(space STREQUAL "reduced" AND NOT building MATCHES "all ${valid} valid ones, or ${built}")
   string(APPEND bad "docs/building.md should say: all ${valid} valid ones, or ${built} (the reduced space)\n")
 endif()
+execute_process(COMMAND ${PROFILER} list conv OUTPUT_VARIABLE conv_out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT conv_out MATCHES "The space: ([0-9]+) valid \\([0-9]+ built into this binary: space \"[a-z]+\"\\), ([0-9]+) dropped")
+  message(FATAL_ERROR "tessera-profile list conv failed (${rc}) or printed no summary line:\n${conv_out}")
+endif()
+set(conv_valid ${CMAKE_MATCH_1})
+set(conv_dropped ${CMAKE_MATCH_2})
+math(EXPR conv_candidates "${conv_valid} + ${conv_dropped}")
+if(NOT readme MATCHES "the ${conv_valid} valid convolution configurations of its own \\(and why ${conv_dropped} others were dropped\\)")
+  string(APPEND bad "README.md should say: the ${conv_valid} valid convolution configurations of its own (and why ${conv_dropped} others were dropped)\n")
+endif()
+if(NOT profiler MATCHES "The convolution space has ${conv_candidates} candidates; ${conv_valid} are valid")
+  string(APPEND bad "docs/profiler.md should say: The convolution space has ${conv_candidates} candidates; ${conv_valid} are valid\n")
+endif()
 if(bad)
   message(FATAL_ERROR "the docs' counts differ from tessera-profile list gemm (${valid} valid, ${dropped} dropped, ${built} built, space ${space}):\n${bad}")
 endif()
-message(STATUS "docs agree with tessera-profile list gemm: ${valid} valid, ${dropped} dropped, ${built} built (${space})")
+message(STATUS "docs agree with tessera-profile list gemm: ${valid} valid, ${dropped} dropped, ${built} built (${space}); "
+               "list conv: ${conv_valid} valid, ${conv_dropped} dropped")

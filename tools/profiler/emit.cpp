@@ -5,53 +5,101 @@
 #include <map>
 #include <tuple>
 
+#include "options.hpp"
+#include "tessera/tuning/conv_space.hpp"
 #include "tessera/tuning/gemm_space.hpp"
 
 namespace tessera::profiler {
 
 std::string table_name(Result const& r) {
+  if (r.conv()) return r.dtype + "_" + r.direction;
   return r.dtype + "_" + r.layout + (r.epilogue == "none" ? "" : "_" + r.epilogue);
 }
 
+std::string cpp_initializer(conv::Problem const& p) {
+  auto const a = [](Array<int, 3> const& v) { return fmt::format("{{{}, {}, {}}}", v[0], v[1], v[2]); };
+  return fmt::format("{{.n = {}, .d = {}, .h = {}, .w = {}, .c = {}, .k = {}, .t = {}, .r = {}, .s = {}, .pad_before = {}, "
+                     ".pad_after = {}, .stride = {}, .dilation = {}, .groups = {}}}",
+                     p.n, p.d, p.h, p.w, p.c, p.k, p.t, p.r, p.s, a(p.pad_before), a(p.pad_after), a(p.stride), a(p.dilation), p.groups);
+}
+
+namespace {
+Status unknown_configuration(std::string const& config) {
+  return Status::invalid_argument("the results name configuration '" + config +
+                                  "', which this version's configuration space does not have (results of another Tessera "
+                                  "version?); profile again");
+}
+
+// The GEMM tables: per problem (M, N, K, batch) the winner's spec and whether it ran swapped.
+Status gemm_table(std::string const& table, std::map<std::string, Result const*> const& problems, std::string& h) {
+  Result const& first = *problems.begin()->second;
+  h += fmt::format("\n// {} {}, profiled with epilogue {}: {} problem(s)\ninline constexpr tessera::gemm::TunedTable<{}> {}{{{{\n",
+                   first.dtype, first.layout, first.epilogue, problems.size(), problems.size(), table);
+  for (auto const& [key, r] : problems) {
+    std::string config = r->kernel;
+    bool const swap = config.size() > 5 && config.compare(config.size() - 5, 5, "_swap") == 0;
+    if (swap) config.resize(config.size() - 5);
+    tuning::Candidate const* c = tuning::find_candidate(config);
+    if (c == nullptr || !c->valid()) return unknown_configuration(config);
+    if (r->batch != 1) h += fmt::format("    // batch {}\n", r->batch);
+    h += fmt::format("    // {}\n    {{{}, {}, {}, {}, {}, {:.2f}}},\n", r->kernel, r->m, r->n, r->k, tuning::cpp_initializer(c->spec),
+                     swap ? "true" : "false", r->time_us);
+  }
+  h += "}};\n";
+  return Status::success();
+}
+
+// The convolution tables: per problem the winner's spec.
+Status conv_table(std::string const& table, std::map<std::string, Result const*> const& problems, std::string& h) {
+  Result const& first = *problems.begin()->second;
+  h += fmt::format("\n// {} {}: {} problem(s)\ninline constexpr tessera::conv::TunedTable<{}> {}{{{{\n", first.dtype, first.direction,
+                   problems.size(), problems.size(), table);
+  for (auto const& [key, r] : problems) {
+    tuning::ConvCandidate const* c = tuning::find_conv_candidate(r->kernel);
+    if (c == nullptr || !c->valid()) return unknown_configuration(r->kernel);
+    conv::Problem p;
+    if (Status const s = parse_conv_problem(r->problem, p); !s) return Status::invalid_argument("a result's problem: " + s.detail());
+    h += fmt::format("    // {}: {}\n    {{{},\n     {},\n     {:.2f}}},\n", r->kernel, r->problem, cpp_initializer(p),
+                     tuning::cpp_initializer(c->spec), r->time_us);
+  }
+  h += "}};\n";
+  return Status::success();
+}
+}  // namespace
+
 Status emit_header(Report const& report, EmitOptions const& options, std::string& header) {
-  // table -> problem -> fastest passed result
-  using Problem = std::tuple<int, int, int, int>;
-  std::map<std::string, std::map<Problem, Result const*>> best;
+  // table -> problem -> fastest passed result (ordered: GEMM problems by M, N, K, batch)
+  std::map<std::string, std::map<std::string, Result const*>> gemm_best, conv_best;
   for (Result const& r : report.results) {
     if (r.outcome != Outcome::kPassed || r.kernel == kCublasName) continue;  // (a --compare row)
-    Result const*& slot = best[table_name(r)][Problem{r.m, r.n, r.k, r.batch}];
+    std::string const problem = r.conv() ? r.problem : fmt::format("{:010}x{:010}x{:010}x{:05}", r.m, r.n, r.k, r.batch);
+    Result const*& slot = (r.conv() ? conv_best : gemm_best)[table_name(r)][problem];
     if (slot == nullptr || r.time_us < slot->time_us) slot = &r;
   }
-  if (best.empty())
-    return Status::invalid_argument("the results hold no passed configuration: profile first (tessera-profile profile gemm ... --json F)");
+  if (gemm_best.empty() && conv_best.empty())
+    return Status::invalid_argument(
+        "the results hold no passed configuration: profile first (tessera-profile profile gemm|conv ... --json F)");
 
   std::string h = fmt::format(
-      "// Written by tessera-profile emit: the fastest verified GEMM configuration per profiled problem,\n"
-      "// measured on {} on {}. Dispatch with\n"
-      "//   tessera::gemm::Tuned<{}::<table>, YourEpilogue>\n"
-      "// which runs each problem with the entry nearest to it (log2 M, N, K). Regenerate rather than edit.\n"
-      "#pragma once\n\n#include \"tessera/gemm/tuned.hpp\"\n\nnamespace {} {{\n",
-      report.device.empty() ? "an unnamed device" : report.device, report.date.empty() ? "an unknown date" : report.date,
-      options.namespace_name, options.namespace_name);
-  for (auto const& [table, problems] : best) {
-    Result const& first = *problems.begin()->second;
-    h += fmt::format("\n// {} {}, profiled with epilogue {}: {} problem(s)\ninline constexpr tessera::gemm::TunedTable<{}> {}{{{{\n",
-                     first.dtype, first.layout, first.epilogue, problems.size(), problems.size(), table);
-    for (auto const& [problem, r] : problems) {
-      std::string config = r->kernel;
-      bool const swap = config.size() > 5 && config.compare(config.size() - 5, 5, "_swap") == 0;
-      if (swap) config.resize(config.size() - 5);
-      tuning::Candidate const* c = tuning::find_candidate(config);
-      if (c == nullptr || !c->valid())
-        return Status::invalid_argument("the results name configuration '" + config +
-                                        "', which this version's configuration space does not have (results of another "
-                                        "Tessera version?); profile again");
-      if (std::get<3>(problem) != 1) h += fmt::format("    // batch {}\n", std::get<3>(problem));
-      h += fmt::format("    // {}\n    {{{}, {}, {}, {}, {}, {:.2f}}},\n", r->kernel, r->m, r->n, r->k, tuning::cpp_initializer(c->spec),
-                       swap ? "true" : "false", r->time_us);
-    }
-    h += "}};\n";
-  }
+      "// Written by tessera-profile emit: the fastest verified {} per profiled problem,\n"
+      "// measured on {} on {}. Dispatch with\n",
+      !conv_best.empty() && !gemm_best.empty() ? "GEMM and convolution configuration" : conv_best.empty() ? "GEMM configuration" : "convolution configuration",
+      report.device.empty() ? "an unnamed device" : report.device, report.date.empty() ? "an unknown date" : report.date);
+  if (!gemm_best.empty())
+    h += fmt::format("//   tessera::gemm::Tuned<{}::<table>, YourEpilogue>\n"
+                     "// which runs each problem with the entry nearest to it (log2 M, N, K)",
+                     options.namespace_name);
+  if (!conv_best.empty())
+    h += fmt::format("{}//   tessera::conv::Tuned<{}::<table>, YourEpilogue>\n"
+                     "// which runs each problem with its own entry, else the nearest (log2 of the implicit GEMM's M, N, K\n"
+                     "// and the groups), else its fallback Config",
+                     gemm_best.empty() ? "" : ",\n", options.namespace_name);
+  h += ". Regenerate rather than edit.\n#pragma once\n\n";
+  if (!gemm_best.empty()) h += "#include \"tessera/gemm/tuned.hpp\"\n";
+  if (!conv_best.empty()) h += "#include \"tessera/conv/tuned.hpp\"\n";
+  h += fmt::format("\nnamespace {} {{\n", options.namespace_name);
+  for (auto const& [table, problems] : gemm_best) TESSERA_RETURN_IF_ERROR(gemm_table(table, problems, h));
+  for (auto const& [table, problems] : conv_best) TESSERA_RETURN_IF_ERROR(conv_table(table, problems, h));
   h += fmt::format("\n}}  // namespace {}\n", options.namespace_name);
   header = std::move(h);
   return Status::success();

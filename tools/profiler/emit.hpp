@@ -1,11 +1,13 @@
 // `tessera-profile emit`: the fastest verified configuration per profiled problem, as a C++
 // header of gemm::TunedTable values (one per element types, layout and epilogue) for
-// gemm::Tuned<table, Epilogue> to dispatch from.
+// gemm::Tuned<table, Epilogue> to dispatch from, and of conv::TunedTable values (one per element
+// type and direction) for conv::Tuned<table, Epilogue>.
 #pragma once
 
 #include <string>
 
 #include "report.hpp"
+#include "tessera/conv/problem.hpp"
 #include "tessera/core/status.hpp"
 
 namespace tessera::profiler {
@@ -14,8 +16,12 @@ struct EmitOptions {
   std::string namespace_name = "tessera_tuned";
 };
 
-// The tables' names: "<dtype>_<layout>" plus "_<epilogue>" for a fused one ("bf16_tn", "bf16_tn_bias_gelu").
+// The tables' names: "<dtype>_<layout>" plus "_<epilogue>" for a fused one ("bf16_tn", "bf16_tn_bias_gelu");
+// a convolution's "<dtype>_<direction>" ("bf16_fprop").
 std::string table_name(Result const& r);
+
+// The problem as C++ source: a designated initializer of tessera::conv::Problem, every field.
+std::string cpp_initializer(conv::Problem const& p);
 
 // Fails when the report has no passed result, or names a configuration this version's space lacks.
 Status emit_header(Report const& report, EmitOptions const& options, std::string& header);

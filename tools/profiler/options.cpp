@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "tessera/conv/config_check.hpp"
+
 namespace tessera::profiler {
 
 namespace {
@@ -141,15 +143,24 @@ std::vector<std::string> nearest_names(std::string_view patterns, std::vector<st
   return out;
 }
 
-Status parse_problems(std::string_view text, std::vector<std::array<int, 3>>& out) {
-  out.clear();
-  std::string content(text);
+namespace {
+// The text of --problems: as given, or "@file"'s lines without their '#' comments.
+Status problems_text(std::string_view text, std::string& content) {
+  content = std::string(text);
   if (!text.empty() && text[0] == '@') {
     std::ifstream in{std::string(text.substr(1))};
     if (!in) return Status::invalid_argument("--problems " + std::string(text) + ": cannot read " + std::string(text.substr(1)));
     content.clear();
     for (std::string line; std::getline(in, line);) content += line.substr(0, line.find('#')) + "\n";
   }
+  return Status::success();
+}
+}  // namespace
+
+Status parse_problems(std::string_view text, std::vector<std::array<int, 3>>& out) {
+  out.clear();
+  std::string content;
+  TESSERA_RETURN_IF_ERROR(problems_text(text, content));
   std::size_t i = 0;
   auto const separator = [](char c) { return c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   while (i < content.size()) {
@@ -193,6 +204,204 @@ bool matches_any(std::string_view patterns, std::string_view text) {
     i = comma + 1;
   }
   return false;
+}
+
+// ---- convolutions ----------------------------------------------------------------------------
+
+Status parse_conv_dtype(std::string_view text, ProblemTypes& out) {
+  ProblemTypes t;
+  Status const s = parse_dtype(text, t);
+  if (s && (t.a == gemm::Dtype::kBf16 || t.a == gemm::Dtype::kF16)) {
+    out = t;
+    return s;
+  }
+  return Status::invalid_argument((s ? "dtype '" + std::string(text) + "' has no convolution kernels" : "unknown dtype '" + std::string(text) + "'") +
+                                  "; the convolution dtypes are bf16, f16 (fp16, half)");
+}
+
+Status parse_directions(std::string_view text, std::vector<conv::Direction>& out) {
+  std::vector<conv::Direction> dirs;
+  for (std::size_t i = 0; i <= text.size();) {
+    std::size_t const comma = std::min(text.find(',', i), text.size());
+    std::string_view const item = text.substr(i, comma - i);
+    bool known = false;
+    for (conv::Direction d : {conv::Direction::kFprop, conv::Direction::kDgrad, conv::Direction::kWgrad})
+      if (item == conv::direction_name(d)) {
+        if (std::find(dirs.begin(), dirs.end(), d) != dirs.end())
+          return Status::invalid_argument("direction '" + std::string(item) + "' is given twice in '" + std::string(text) + "'");
+        dirs.push_back(d);
+        known = true;
+      }
+    if (!known)
+      return Status::invalid_argument("unknown direction '" + std::string(item) +
+                                      "'; the directions are fprop (forward), dgrad (data gradient), wgrad (weight gradient), or a "
+                                      "comma-separated list of them");
+    i = comma + 1;
+  }
+  out = std::move(dirs);
+  return Status::success();
+}
+
+namespace {
+// A spatial setting as written: 1 value (each of the problem's spatial dimensions), 2 (H, W) or 3 (D, H, W).
+struct Spatial {
+  std::array<int, 3> v{};
+  int count = 0;  // 0: not given
+};
+
+Status parse_spatial(std::string_view key, std::string_view text, int least, Spatial& out) {
+  Spatial sp;
+  std::size_t at = 0;
+  while (at <= text.size() && sp.count < 4) {
+    std::size_t const x = std::min(text.find('x', at), text.size());
+    int v = 0;
+    if (sp.count == 3 || !to_int(text.substr(at, x - at), v) || v < least)
+      return Status::invalid_argument(std::string(key) + "=" + std::string(text) + ": give V (each spatial dimension), HxW or DxHxW, " +
+                                      "whole numbers of at least " + std::to_string(least));
+    sp.v[std::size_t(sp.count++)] = v;
+    at = x + 1;
+  }
+  out = sp;
+  return Status::success();
+}
+
+// The spatial dimensions a problem has: width always, height where H or R > 1, depth where D or T > 1.
+std::array<bool, 3> spatial_dims(conv::Problem const& p) { return {p.d > 1 || p.t > 1, p.h > 1 || p.r > 1, true}; }
+
+// `given` over the problem's dimensions ("V": the dimensions it has, `fallback` elsewhere).
+Array<int, 3> expand(Spatial const& given, conv::Problem const& p, int fallback) {
+  Array<int, 3> v{fallback, fallback, fallback};
+  auto const dims = spatial_dims(p);
+  for (int d = 0; d < 3; ++d) {
+    if (given.count == 1 && dims[std::size_t(d)]) v[std::size_t(d)] = given.v[0];
+    if (given.count == 2 && d > 0) v[std::size_t(d)] = given.v[std::size_t(d - 1)];
+    if (given.count == 3) v[std::size_t(d)] = given.v[std::size_t(d)];
+  }
+  return v;
+}
+
+// The shortest text `expand` reads back as v: "" (all `fallback`), "V", "HxW" or "DxHxW".
+std::string spatial_text(Array<int, 3> const& v, conv::Problem const& p, int fallback) {
+  auto const dims = spatial_dims(p);
+  if (v[0] == fallback && v[1] == fallback && v[2] == fallback) return "";
+  bool uniform = true;
+  for (int d = 0; d < 3; ++d) uniform = uniform && v[std::size_t(d)] == (dims[std::size_t(d)] ? v[2] : fallback);
+  if (uniform) return std::to_string(v[2]);
+  if (v[0] == fallback) return std::to_string(v[1]) + "x" + std::to_string(v[2]);
+  return std::to_string(v[0]) + "x" + std::to_string(v[1]) + "x" + std::to_string(v[2]);
+}
+
+bool same_array(Array<int, 3> const& a, Array<int, 3> const& b) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
+
+constexpr char kConvKeys[] = "n, d, h, w, c, k, t, r, s, groups, pad, pad_before, pad_after, stride, dilation";
+}  // namespace
+
+Status parse_conv_problem(std::string_view item, conv::Problem& out) {
+  conv::Problem p;
+  p.n = p.w = p.c = p.k = 0;
+  Spatial pad, pad_before, pad_after, stride, dilation;
+  std::vector<std::string> seen;
+  auto const bad = [&](std::string const& why) {
+    return Status::invalid_argument("convolution '" + std::string(item) + "': " + why);
+  };
+  auto const separator = [](char c) { return c == ' ' || c == ',' || c == '\t'; };
+  std::size_t i = 0;
+  while (i < item.size()) {
+    while (i < item.size() && separator(item[i])) ++i;
+    std::size_t j = i;
+    while (j < item.size() && !separator(item[j])) ++j;
+    if (j == i) break;
+    std::string_view const token = item.substr(i, j - i);
+    i = j;
+    std::size_t const eq = token.find('=');
+    if (eq == std::string_view::npos) return bad("'" + std::string(token) + "' is not key=value (the keys: " + kConvKeys + ")");
+    std::string const key(token.substr(0, eq));
+    std::string_view const value = token.substr(eq + 1);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) return bad("'" + key + "' is given twice");
+    seen.push_back(key);
+    struct {
+      char const* name;
+      int* field;
+    } const ints[] = {{"n", &p.n}, {"d", &p.d}, {"h", &p.h}, {"w", &p.w}, {"c", &p.c}, {"k", &p.k},
+                      {"t", &p.t}, {"r", &p.r}, {"s", &p.s}, {"groups", &p.groups}};
+    bool done = false;
+    for (auto const& f : ints)
+      if (key == f.name) {
+        if (!to_int(value, *f.field) || *f.field < 1) return bad(key + "=" + std::string(value) + ": must be a whole number of at least 1");
+        done = true;
+      }
+    struct {
+      char const* name;
+      Spatial* field;
+      int least;
+    } const spatials[] = {{"pad", &pad, 0}, {"pad_before", &pad_before, 0}, {"pad_after", &pad_after, 0}, {"stride", &stride, 1},
+                          {"dilation", &dilation, 1}};
+    for (auto const& f : spatials)
+      if (key == f.name) {
+        if (Status const s = parse_spatial(key, value, f.least, *f.field); !s) return bad(s.detail());
+        done = true;
+      }
+    if (!done) return bad("unknown key '" + key + "'; the keys are " + kConvKeys);
+  }
+  for (auto const& [name, v] : {std::pair{"n", p.n}, std::pair{"w", p.w}, std::pair{"c", p.c}, std::pair{"k", p.k}})
+    if (v == 0) return bad(std::string(name) + " is missing (n, w, c and k have no default; e.g. n=32 h=56 w=56 c=64 k=64 r=3 s=3 pad=1)");
+  if (pad.count > 0 && (pad_before.count > 0 || pad_after.count > 0)) return bad("give pad, or pad_before and pad_after, not both");
+  p.pad_before = expand(pad.count > 0 ? pad : pad_before, p, 0);
+  p.pad_after = expand(pad.count > 0 ? pad : pad_after, p, 0);
+  p.stride = expand(stride, p, 1);
+  p.dilation = expand(dilation, p, 1);
+  if (Status const s = conv::check(p); !s) return bad(s.detail());
+  out = p;
+  return Status::success();
+}
+
+std::string conv_problem_text(conv::Problem const& p) {
+  std::string t = "n=" + std::to_string(p.n);
+  auto const add = [&](char const* key, std::string const& value) {
+    if (!value.empty()) t.append(" ").append(key).append("=").append(value);
+  };
+  auto const count = [](int v, bool show) { return show ? std::to_string(v) : std::string(); };
+  add("d", count(p.d, p.d != 1));
+  add("h", count(p.h, p.h != 1));
+  add("w", std::to_string(p.w));
+  add("c", std::to_string(p.c));
+  add("k", std::to_string(p.k));
+  add("t", count(p.t, p.t != 1));
+  add("r", count(p.r, p.r != 1));
+  add("s", count(p.s, p.s != 1));
+  add("groups", count(p.groups, p.groups != 1));
+  if (same_array(p.pad_before, p.pad_after)) {
+    add("pad", spatial_text(p.pad_before, p, 0));
+  } else {
+    add("pad_before", spatial_text(p.pad_before, p, 0));
+    add("pad_after", spatial_text(p.pad_after, p, 0));
+  }
+  add("stride", spatial_text(p.stride, p, 1));
+  add("dilation", spatial_text(p.dilation, p, 1));
+  return t;
+}
+
+Status parse_conv_problems(std::string_view text, std::vector<conv::Problem>& out) {
+  std::string content;
+  TESSERA_RETURN_IF_ERROR(problems_text(text, content));
+  std::vector<conv::Problem> problems;
+  for (std::size_t i = 0; i <= content.size();) {
+    std::size_t const end = std::min(content.find_first_of(";\n", i), content.size());
+    std::string_view const item = std::string_view(content).substr(i, end - i);
+    if (item.find_first_not_of(" \t\r,") != std::string_view::npos) {
+      conv::Problem p;
+      std::size_t const first = item.find_first_not_of(" \t\r,"), last = item.find_last_not_of(" \t\r,");
+      std::string_view const trimmed = item.substr(first, last + 1 - first);
+      if (Status const s = parse_conv_problem(trimmed, p); !s) return Status::invalid_argument("--problems: " + s.detail());
+      problems.push_back(p);
+    }
+    i = end + 1;
+  }
+  if (problems.empty())
+    return Status::invalid_argument("--problems: no convolution given (key=value items, problems separated by ';', or @file; e.g. "
+                                    "'n=32 h=56 w=56 c=64 k=64 r=3 s=3 pad=1')");
+  out = std::move(problems);
+  return Status::success();
 }
 
 }  // namespace tessera::profiler

@@ -1,6 +1,6 @@
 // The profiler's command-line vocabulary, apart from CLI11's own parsing: integer lists and
-// ranges, element types, layouts, kernel-name globs. Each parse returns a Status whose message
-// names the valid choices.
+// ranges, element types, layouts, kernel-name globs, convolution directions and problems. Each
+// parse returns a Status whose message names the valid choices.
 #pragma once
 
 #include <array>
@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tessera/conv/problem.hpp"
 #include "tessera/core/status.hpp"
 #include "tessera/gemm/config_check.hpp"
 
@@ -49,5 +50,28 @@ Status parse_problems(std::string_view text, std::vector<std::array<int, 3>>& ou
 // A whole number from `least` to `most`, or a message that names the option and its range (CLI11's
 // own range check printed the largest double as the bound).
 Status parse_count(std::string_view option, std::string_view text, long long least, long long most = 1ll << 62);
+
+// ---- convolutions ----------------------------------------------------------------------------
+
+// The convolution kernels' types: bf16 or f16 (with parse_dtype's aliases); the others are refused
+// with the choices.
+Status parse_conv_dtype(std::string_view text, ProblemTypes& out);
+
+// "fprop", "dgrad", "wgrad" or a comma-separated list of them (each once).
+Status parse_directions(std::string_view text, std::vector<conv::Direction>& out);
+
+// One convolution problem as `key=value` items separated by spaces or commas:
+//   n=32 h=56 w=56 c=64 k=64 r=3 s=3 pad=1            (a 2-D ResNet layer)
+//   n=4 d=8 h=56 w=56 c=128 k=128 t=3 r=3 s=3 pad=1   (3-D)
+// keys n, d, h, w, c, k, t, r, s, groups (whole numbers; n, w, c and k have no default, the others
+// 1), and pad, pad_before, pad_after, stride, dilation: "V" for each of the problem's spatial
+// dimensions (width, height where H or R > 1, depth where D or T > 1; the others keep 0 padding,
+// stride and dilation 1), "HxW" or "DxHxW". The problem must pass conv::check.
+Status parse_conv_problem(std::string_view item, conv::Problem& out);
+// The problem as parse_conv_problem reads it back (keys at their defaults left out):
+// "n=32 h=56 w=56 c=64 k=64 r=3 s=3 pad=1".
+std::string conv_problem_text(conv::Problem const& p);
+// Problems separated by ';' or line breaks, or "@file" (one or more a line; '#' starts a comment).
+Status parse_conv_problems(std::string_view text, std::vector<conv::Problem>& out);
 
 }  // namespace tessera::profiler

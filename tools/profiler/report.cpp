@@ -34,6 +34,11 @@ double Result::tflops() const { return time_us > 0 ? 2.0 * m * n * double(k) * b
 double Result::gbps() const {
   ProblemTypes t;
   if (time_us <= 0 || !parse_dtype(dtype, t).ok()) return 0.0;
+  if (conv()) {
+    conv::Problem p;
+    if (!parse_conv_problem(problem, p)) return 0.0;
+    return double(p.input_elements() + p.filter_elements() + p.output_elements()) * gemm::dtype_bytes(t.a) / (time_us * 1e3);
+  }
   double const bytes = double(batch) * (double(m) * k * gemm::dtype_bytes(t.a) + double(n) * k * gemm::dtype_bytes(t.b) +
                                         double(m) * n * gemm::dtype_bytes(t.d));
   return bytes / (time_us * 1e3);
@@ -73,7 +78,10 @@ std::vector<std::string> csv_split(std::string const& line) {
   return out;
 }
 
-constexpr char const* kCsvHeader = "kernel,dtype,layout,epilogue,m,n,k,batch,outcome,time_us,tflops,gbps,predicted_us,error_ratio,message";
+// Files before convolutions (GEMM rows only) end after `message`; they read as before.
+constexpr char const* kCsvHeaderGemm = "kernel,dtype,layout,epilogue,m,n,k,batch,outcome,time_us,tflops,gbps,predicted_us,error_ratio,message";
+constexpr char const* kCsvHeader =
+    "kernel,dtype,layout,epilogue,m,n,k,batch,outcome,time_us,tflops,gbps,predicted_us,error_ratio,message,operation,direction,problem";
 
 // %.17g keeps every double's value through the text.
 std::string num(double v) { return fmt::format("{:.17g}", v); }
@@ -82,9 +90,9 @@ std::string num(double v) { return fmt::format("{:.17g}", v); }
 std::string to_csv(Report const& r) {
   std::string s = fmt::format("# device: {}\n# date: {}\n{}\n", r.device, r.date, kCsvHeader);
   for (Result const& x : r.results)
-    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.3f},{:.1f},{},{},{}\n", csv_field(x.kernel), x.dtype, x.layout, x.epilogue, x.m,
-                     x.n, x.k, x.batch, outcome_name(x.outcome), num(x.time_us), x.tflops(), x.gbps(), num(x.predicted_us),
-                     num(x.error_ratio), csv_field(x.message));
+    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.3f},{:.1f},{},{},{},{},{},{}\n", csv_field(x.kernel), x.dtype, x.layout, x.epilogue,
+                     x.m, x.n, x.k, x.batch, outcome_name(x.outcome), num(x.time_us), x.tflops(), x.gbps(), num(x.predicted_us),
+                     num(x.error_ratio), csv_field(x.message), x.operation, x.direction, csv_field(x.problem));
   return s;
 }
 
@@ -94,6 +102,7 @@ Status from_csv(std::string const& text, Report& out) {
   std::string line;
   int line_no = 0;
   bool header = false;
+  std::size_t fields = 0;
   while (std::getline(in, line)) {
     ++line_no;
     if (line.empty()) continue;
@@ -106,12 +115,16 @@ Status from_csv(std::string const& text, Report& out) {
       continue;
     }
     if (!header) {
-      if (line != kCsvHeader) return Status::invalid_argument("CSV line " + std::to_string(line_no) + ": expected the header '" + kCsvHeader + "'");
+      if (line != kCsvHeader && line != kCsvHeaderGemm)
+        return Status::invalid_argument("CSV line " + std::to_string(line_no) + ": expected the header '" + kCsvHeader + "'");
+      fields = line == kCsvHeader ? 18 : 15;
       header = true;
       continue;
     }
     auto const f = csv_split(line);
-    if (f.size() != 15) return Status::invalid_argument("CSV line " + std::to_string(line_no) + ": 15 fields expected, " + std::to_string(f.size()) + " found");
+    if (f.size() != fields)
+      return Status::invalid_argument("CSV line " + std::to_string(line_no) + ": " + std::to_string(fields) + " fields expected, " +
+                                      std::to_string(f.size()) + " found");
     Result x;
     try {
       x.kernel = f[0];
@@ -130,6 +143,11 @@ Status from_csv(std::string const& text, Report& out) {
     }
     if (!parse_outcome(f[8], x.outcome)) return Status::invalid_argument("CSV line " + std::to_string(line_no) + ": unknown outcome '" + f[8] + "'");
     x.message = f[14];
+    if (fields == 18) {
+      x.operation = f[15];
+      x.direction = f[16];
+      x.problem = f[17];
+    }
     r.results.push_back(std::move(x));
   }
   if (!header) return Status::invalid_argument("no CSV header: is this a tessera-profile --csv file?");
@@ -143,11 +161,17 @@ std::string to_json(Report const& r) {
   j["device"] = r.device;
   j["date"] = r.date;
   j["results"] = nlohmann::json::array();
-  for (Result const& x : r.results)
-    j["results"].push_back({{"kernel", x.kernel}, {"dtype", x.dtype}, {"layout", x.layout}, {"epilogue", x.epilogue}, {"m", x.m},
-                            {"n", x.n}, {"k", x.k}, {"batch", x.batch}, {"outcome", outcome_name(x.outcome)},
-                            {"time_us", x.time_us}, {"tflops", x.tflops()}, {"gbps", x.gbps()}, {"predicted_us", x.predicted_us},
-                            {"error_ratio", x.error_ratio}, {"message", x.message}});
+  for (Result const& x : r.results) {
+    nlohmann::json e = {{"kernel", x.kernel}, {"dtype", x.dtype}, {"layout", x.layout}, {"epilogue", x.epilogue}, {"m", x.m},
+                        {"n", x.n}, {"k", x.k}, {"batch", x.batch}, {"outcome", outcome_name(x.outcome)},
+                        {"time_us", x.time_us}, {"tflops", x.tflops()}, {"gbps", x.gbps()}, {"predicted_us", x.predicted_us},
+                        {"error_ratio", x.error_ratio}, {"message", x.message}, {"operation", x.operation}};
+    if (x.conv()) {
+      e["direction"] = x.direction;
+      e["problem"] = x.problem;
+    }
+    j["results"].push_back(std::move(e));
+  }
   return j.dump(2) + "\n";
 }
 
@@ -174,6 +198,9 @@ Status from_json(std::string const& text, Report& out) {
       x.predicted_us = e.at("predicted_us").get<double>();
       x.error_ratio = e.at("error_ratio").get<double>();
       x.message = e.at("message").get<std::string>();
+      x.operation = e.value("operation", "gemm");  // (files before convolutions: GEMM rows)
+      x.direction = e.value("direction", "");
+      x.problem = e.value("problem", "");
       r.results.push_back(std::move(x));
     }
     out = std::move(r);

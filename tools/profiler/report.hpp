@@ -26,14 +26,20 @@ struct Result {
   std::string kernel;  // the configuration's name, "_swap" appended when it ran with swap_ab
   std::string dtype, layout, epilogue;
   int m = 0, n = 0, k = 0, batch = 1;
+  // "gemm", or "conv": a convolution in `direction` (fprop, dgrad, wgrad) on `problem` (as
+  // --problems takes it: "n=32 h=56 w=56 c=64 k=64 r=3 s=3 pad=1"), whose m, n, k and batch are its
+  // implicit GEMM's (per group; batch = groups) and layout empty.
+  std::string operation = "gemm";
+  std::string direction, problem;
   Outcome outcome = Outcome::kSkipped;
   std::string message;
   double time_us = 0;       // median of the timed runs
   double predicted_us = 0;  // the cost model's estimate
   double error_ratio = 0;   // the largest |error| / tolerance seen in verification
 
+  bool conv() const { return operation == "conv"; }
   double tflops() const;  // 2 M N K batch / time
-  double gbps() const;    // A, B and D once / time
+  double gbps() const;    // A, B and D once / time (a convolution: its three tensors once)
   friend bool operator==(Result const&, Result const&) = default;
 };
 

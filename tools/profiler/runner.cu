@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "device_common.cuh"
 #include "tessera/core/numeric_types.hpp"
 #include "tessera/core/rounding.hpp"
 #include "tessera/epilogue/convert.hpp"
@@ -31,42 +32,6 @@ Status with_types(gemm::Dtype a, F&& f) {
     case gemm::Dtype::kE4m3: return f.template operator()<float8_e4m3_t, bfloat16_t>();
     default: return Status::invalid_argument(std::string("no reference for dtype ") + gemm::dtype_name(a));
   }
-}
-
-template <class T>
-__host__ __device__ double to_double(T x) {
-  if constexpr (std::is_arithmetic_v<T>) return double(x);
-  else return double(x.to_float());
-}
-
-__device__ std::uint64_t mix(std::uint64_t x) {  // splitmix64
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-// Values v / 64 in [-1, 1] (v a non-zero integer; e4m3 rounds them) and integers in -127..127:
-// varied bits, as real data has (the tensor cores draw more power, and may clock lower, on them than
-// on a few repeated values), and the reference reads the values as stored.
-template <class T>
-__global__ void fill_kernel(T* p, std::size_t count, std::uint32_t seed) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x) {
-    std::uint64_t const h = mix((std::uint64_t(seed) << 40) ^ i);
-    if constexpr (std::is_integral_v<T>) {
-      int const v = int(h % 255) - 127;
-      p[i] = T(v == 0 ? 1 : v);
-    } else {
-      int const v = int(h % 129) - 64;
-      p[i] = T(float(v == 0 ? 1 : v) / 64.0f);
-    }
-  }
-}
-
-template <class T>
-void fill(T* p, std::size_t count, std::uint32_t seed) {
-  if (count == 0) return;
-  fill_kernel<<<unsigned(std::min<std::size_t>((count + 255) / 256, 4096)), 256>>>(p, count, seed);
 }
 
 struct RefShape {
@@ -104,51 +69,10 @@ __global__ void reference_kernel(EA const* a, EB const* b, RefShape s, FusedEpil
   }
 }
 
-struct Tolerance {
-  double u_out, subnormal, u_acc, extra;
-};
-
-// Counts the elements of D (row-major, tight) off the reference by more than the tolerance and
-// keeps the largest |error| / tolerance (as float bits: non-negative floats order as integers).
-template <class ED>
-__global__ void compare_kernel(ED const* d, double const* want, float const* mag, std::size_t count, Tolerance t,
-                               unsigned* worst, unsigned long long* bad) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x) {
-    double const have = to_double(d[i]), w = want[i];
-    double const tol = 2 * t.u_out * fabs(w) + t.subnormal + 8 * t.u_acc * double(mag[i]) + 1e-6 + t.extra;
-    double const r = fabs(have - w) / tol;
-    float const ratio = r <= 3.0e38 ? float(r) : INFINITY;  // NaN and overflow count as infinitely wrong
-    if (!(ratio <= 1.0f)) atomicAdd(bad, 1ull);
-    atomicMax(worst, __float_as_uint(ratio));
-  }
-}
-
-std::string cuda_message(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
-
-// A device allocation that grows.
-struct Allocation {
-  void* ptr = nullptr;
-  std::size_t bytes = 0;
-  cudaError_t reserve(std::size_t want) {
-    if (want <= bytes) return cudaSuccess;
-    cudaFree(ptr);
-    ptr = nullptr;
-    bytes = 0;
-    cudaError_t const e = cudaMalloc(&ptr, want);
-    if (e == cudaSuccess) bytes = want;
-    return e;
-  }
-  ~Allocation() { cudaFree(ptr); }
-};
-
 }  // namespace
 
 struct GemmRunner::Buffers {
-  Allocation a, b, d, c, residual, bias, scale, shift, want, mag, workspace, flush, check;
-  std::vector<cudaEvent_t> start, stop;
-  std::size_t d_count = 0;
-  Tolerance tolerance{};
-  Status (*compare)(Buffers&, std::size_t, unsigned&, unsigned long long&) = nullptr;
+  Allocation a, b, c, residual, bias, scale, shift;
 };
 
 Status check_gpu() {
@@ -156,34 +80,38 @@ Status check_gpu() {
   cudaError_t const e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0)
     return Status::device_error("no CUDA GPU is available (" + (e != cudaSuccess ? cuda_message(e) : std::string("0 devices")) +
-                                "); `tessera-profile list gemm` shows the configurations without one");
+                                "); `tessera-profile list gemm` (or `list conv`) shows the configurations without one");
   return Status::success();
 }
 
-GemmRunner::GemmRunner(TimingSettings settings) : settings_(settings), buffers_(new Buffers) {
+DeviceRunner::DeviceRunner(TimingSettings settings) : settings_(settings), common_(new Common) {
   int const pairs = std::max(settings_.max_iterations, settings_.min_iterations) + 1;
-  buffers_->start.resize(std::size_t(pairs));
-  buffers_->stop.resize(std::size_t(pairs));
+  common_->start.resize(std::size_t(pairs));
+  common_->stop.resize(std::size_t(pairs));
   for (int i = 0; i < pairs; ++i) {
-    cudaEventCreate(&buffers_->start[std::size_t(i)]);
-    cudaEventCreate(&buffers_->stop[std::size_t(i)]);
+    cudaEventCreate(&common_->start[std::size_t(i)]);
+    cudaEventCreate(&common_->stop[std::size_t(i)]);
   }
 }
 
-GemmRunner::~GemmRunner() {
-  for (auto e : buffers_->start) cudaEventDestroy(e);
-  for (auto e : buffers_->stop) cudaEventDestroy(e);
-  delete buffers_;
+DeviceRunner::~DeviceRunner() {
+  for (auto e : common_->start) cudaEventDestroy(e);
+  for (auto e : common_->stop) cudaEventDestroy(e);
+  delete common_;
 }
 
-std::string GemmRunner::device_name() const {
+GemmRunner::GemmRunner(TimingSettings settings) : DeviceRunner(settings), buffers_(new Buffers) {}
+
+GemmRunner::~GemmRunner() { delete buffers_; }
+
+std::string DeviceRunner::device_name() const {
   int device = 0;
   cudaDeviceProp prop{};
   if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) return "unknown device";
   return prop.name;
 }
 
-int GemmRunner::compute_capability() const {
+int DeviceRunner::compute_capability() const {
   int device = 0, major = 0, minor = 0;
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
@@ -191,7 +119,7 @@ int GemmRunner::compute_capability() const {
   return major * 10 + minor;
 }
 
-DeviceModel GemmRunner::model() const {
+DeviceModel DeviceRunner::model() const {
   DeviceModel m = h100();
   int device = 0, sms = 0, clock_khz = 0, mem_khz = 0, bus_bits = 0, smem = 0;
   cudaGetDevice(&device);
@@ -208,31 +136,42 @@ DeviceModel GemmRunner::model() const {
   return m;
 }
 
+Status DeviceRunner::prepare_flush() {
+  if (!settings_.flush_l2) return Status::success();
+  int device = 0, l2 = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device);
+  if (common_->flush.reserve(std::size_t(std::max(l2, 1 << 20)) * 2) != cudaSuccess)
+    return Status::device_error("allocating the L2 flush buffer failed");
+  return Status::success();
+}
+
 Status GemmRunner::prepare(GemmSetup const& setup) {
   setup_ = setup;
   return with_types(setup.types.a, [&]<class EA, class ED>() -> Status {
     using EB = EA;
     Buffers& B = *buffers_;
+    Common& C = *common_;
     ProblemShape const& s = setup.shape;
     std::size_t const mk = std::size_t(s.m) * s.k, nk = std::size_t(s.n) * s.k, mn = std::size_t(s.m) * s.n;
     std::size_t const batch = std::size_t(s.batch);
-    auto const reserve = [&](Allocation& x, std::size_t bytes) { return x.reserve(std::max<std::size_t>(bytes, 16)); };
-    for (auto [x, bytes] : {std::pair{&B.a, mk * batch * sizeof(EA)}, std::pair{&B.b, nk * batch * sizeof(EB)},
-                            std::pair{&B.d, mn * batch * sizeof(ED)}, std::pair{&B.want, mn * batch * sizeof(double)},
-                            std::pair{&B.mag, mn * batch * sizeof(float)}, std::pair{&B.check, std::size_t(64)}})
-      if (cudaError_t e = reserve(*x, bytes); e != cudaSuccess) return Status::device_error("allocating the operands: " + cuda_message(e));
     tuning::EpilogueStages const& e = setup.epilogue;
+    double const u_acc = std::is_same_v<EA, float> ? std::ldexp(1.0, -10)
+                         : std::is_same_v<EA, float8_e4m3_t> ? std::ldexp(1.0, -13)
+                         : std::is_integral_v<EA> ? 0.0 : std::ldexp(1.0, -22);
+    if (cudaError_t err = C.use_output<ED>(mn * batch, {unit_roundoff<ED>(), subnormal_spacing<ED>(), u_acc,
+                                                        std::is_integral_v<ED> && e.any() ? 1.0 : 0.0});
+        err != cudaSuccess)
+      return Status::device_error("allocating D and its reference: " + cuda_message(err));
+    auto const reserve = [&](Allocation& x, std::size_t bytes) { return x.reserve(std::max<std::size_t>(bytes, 16)); };
+    for (auto [x, bytes] : {std::pair{&B.a, mk * batch * sizeof(EA)}, std::pair{&B.b, nk * batch * sizeof(EB)}})
+      if (cudaError_t err = reserve(*x, bytes); err != cudaSuccess) return Status::device_error("allocating the operands: " + cuda_message(err));
     if (e.linear && reserve(B.c, mn * batch * sizeof(ED)) != cudaSuccess) return Status::device_error("allocating C failed");
     if (e.residual && reserve(B.residual, mn * batch * sizeof(ED)) != cudaSuccess) return Status::device_error("allocating R failed");
     if (e.bias && reserve(B.bias, std::size_t(s.n) * sizeof(ED)) != cudaSuccess) return Status::device_error("allocating the bias failed");
     if (e.scale_shift && (reserve(B.scale, std::size_t(s.n) * sizeof(ED)) != cudaSuccess || reserve(B.shift, std::size_t(s.n) * sizeof(ED)) != cudaSuccess))
       return Status::device_error("allocating scale and shift failed");
-    if (settings_.flush_l2) {
-      int device = 0, l2 = 0;
-      cudaGetDevice(&device);
-      cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device);
-      if (reserve(B.flush, std::size_t(std::max(l2, 1 << 20)) * 2) != cudaSuccess) return Status::device_error("allocating the L2 flush buffer failed");
-    }
+    TESSERA_RETURN_IF_ERROR(prepare_flush());
     fill(static_cast<EA*>(B.a.ptr), mk * batch, 1);
     fill(static_cast<EB*>(B.b.ptr), nk * batch, 2);
     if (e.linear) fill(static_cast<ED*>(B.c.ptr), mn * batch, 3);
@@ -257,7 +196,7 @@ Status GemmRunner::prepare(GemmSetup const& setup) {
     p.lda = p.a_k_major ? s.k : s.m;
     p.b = B.b.ptr;
     p.ldb = p.b_k_major ? s.k : s.n;
-    p.d = B.d.ptr;
+    p.d = C.out.ptr;
     p.ldd = s.n;
     p.batch_stride_a = s.batch > 1 ? std::int64_t(mk) : 0;
     p.batch_stride_b = s.batch > 1 ? std::int64_t(nk) : 0;
@@ -272,26 +211,8 @@ Status GemmRunner::prepare(GemmSetup const& setup) {
     auto const epi = tuning::detail::make_fused<ED>(e, p.operands, p.d_order, p.batch_count, p.batch_stride_d);
     dim3 const grid(unsigned((s.n + 15) / 16), unsigned((s.m + 15) / 16), unsigned(s.batch));
     reference_kernel<EA, EB, ED><<<grid, dim3(16, 16)>>>(static_cast<EA const*>(B.a.ptr), static_cast<EB const*>(B.b.ptr), r, epi,
-                                                         static_cast<double*>(B.want.ptr), static_cast<float*>(B.mag.ptr));
+                                                         static_cast<double*>(C.want.ptr), static_cast<float*>(C.mag.ptr));
     if (cudaError_t err = cudaDeviceSynchronize(); err != cudaSuccess) return Status::device_error("the reference failed: " + cuda_message(err));
-
-    B.d_count = mn * batch;
-    double const u_acc = std::is_same_v<EA, float> ? std::ldexp(1.0, -10)
-                         : std::is_same_v<EA, float8_e4m3_t> ? std::ldexp(1.0, -13)
-                         : std::is_integral_v<EA> ? 0.0 : std::ldexp(1.0, -22);
-    B.tolerance = {unit_roundoff<ED>(), subnormal_spacing<ED>(), u_acc, std::is_integral_v<ED> && e.any() ? 1.0 : 0.0};
-    B.compare = [](Buffers& b, std::size_t count, unsigned& worst, unsigned long long& bad) -> Status {
-      auto* w = static_cast<unsigned*>(b.check.ptr);
-      auto* n = reinterpret_cast<unsigned long long*>(static_cast<char*>(b.check.ptr) + 8);
-      cudaMemset(b.check.ptr, 0, 16);
-      compare_kernel<ED><<<unsigned(std::min<std::size_t>((count + 255) / 256, 8192)), 256>>>(
-          static_cast<ED const*>(b.d.ptr), static_cast<double const*>(b.want.ptr), static_cast<float const*>(b.mag.ptr), count,
-          b.tolerance, w, n);
-      cudaMemcpy(&worst, w, sizeof(unsigned), cudaMemcpyDeviceToHost);
-      if (cudaError_t e = cudaMemcpy(&bad, n, sizeof(bad), cudaMemcpyDeviceToHost); e != cudaSuccess)
-        return Status::device_error("comparing with the reference failed: " + cuda_message(e));
-      return Status::success();
-    };
     return Status::success();
   });
 }
@@ -310,77 +231,82 @@ Result GemmRunner::blank_result(std::string name) const {
 }
 
 Result GemmRunner::run(tuning::GemmKernel const& kernel, bool swap_ab) {
-  Result r = blank_result(kernel.name + (swap_ab ? "_swap" : ""));
-  if (!broken_.empty()) return fail(r, Outcome::kError, "not run: an earlier launch left the GPU in error (" + broken_ + ")");
+  Result r = not_run(blank_result(kernel.name + (swap_ab ? "_swap" : "")));
+  if (r.outcome == Outcome::kError) return r;
   if (Status s = kernel.can_implement(problem_, swap_ab); !s) return fail(r, Outcome::kSkipped, s.message());
   std::size_t const ws = kernel.workspace_size(problem_, swap_ab);
-  Buffers& B = *buffers_;
-  if (cudaError_t e = B.workspace.reserve(std::max<std::size_t>(ws, 16)); e != cudaSuccess)
+  Allocation& workspace = common_->workspace;
+  if (cudaError_t e = workspace.reserve(std::max<std::size_t>(ws, 16)); e != cudaSuccess)
     return fail(r, Outcome::kError, "allocating " + std::to_string(ws) + " bytes of workspace: " + cuda_message(e));
   tuning::GemmProblem p = problem_;
   // The verified run zeroes its own counters; timed runs find them zero (workspace_zeroed), as in
   // an application's loop.
   return verify_and_time(std::move(r), [&](bool timed) {
     p.workspace_zeroed = timed;
-    return kernel.run(p, swap_ab, B.workspace.ptr);
+    return kernel.run(p, swap_ab, workspace.ptr);
   });
 }
 
 Result GemmRunner::run(CublasBaseline& cublas) {
-  Result r = blank_result(kCublasName);
-  if (!broken_.empty()) return fail(r, Outcome::kError, "not run: an earlier launch left the GPU in error (" + broken_ + ")");
+  Result r = not_run(blank_result(kCublasName));
+  if (r.outcome == Outcome::kError) return r;
   if (Status s = cublas.plan(problem_); !s) return fail(r, Outcome::kSkipped, s.message());
   return verify_and_time(std::move(r), [&](bool) { return cublas.run(); });
 }
 
-Result GemmRunner::fail(Result r, Outcome o, std::string message) {
+Result DeviceRunner::fail(Result r, Outcome o, std::string message) {
   r.outcome = o;
   r.message = std::move(message);
   return r;
 }
 
-Result GemmRunner::verify_and_time(Result r, std::function<Status(bool timed)> const& launch) {
-  Buffers& B = *buffers_;
+Result DeviceRunner::not_run(Result r) const {
+  if (broken_.empty()) return r;
+  return fail(std::move(r), Outcome::kError, "not run: an earlier launch left the GPU in error (" + broken_ + ")");
+}
+
+Result DeviceRunner::verify_and_time(Result r, std::function<Status(bool timed)> const& launch) {
+  Common& C = *common_;
   auto const sticky = [&](cudaError_t e) {
     broken_ = cuda_message(e);
     return fail(r, Outcome::kError, broken_);
   };
-  // Verification: D poisoned (0xFF: NaN for floats), one run.
-  cudaMemset(B.d.ptr, 0xFF, B.d_count * gemm::dtype_bytes(setup_.types.d));
+  // Verification: the output poisoned (0xFF: NaN for floats), one run.
+  cudaMemset(C.out.ptr, 0xFF, C.out_count * std::size_t(C.out_bytes));
   if (Status s = launch(false); !s) return fail(r, Outcome::kError, s.message());
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) return sticky(e);
   unsigned worst_bits = 0;
   unsigned long long bad = 0;
-  if (Status s = B.compare(B, B.d_count, worst_bits, bad); !s) return fail(r, Outcome::kError, s.message());
+  if (Status s = C.compare(C, worst_bits, bad); !s) return fail(r, Outcome::kError, s.message());
   float worst = 0;
   std::memcpy(&worst, &worst_bits, sizeof worst);
   r.error_ratio = worst;
   if (bad > 0)
-    return fail(r, Outcome::kWrong, std::to_string(bad) + " of " + std::to_string(B.d_count) +
+    return fail(r, Outcome::kWrong, std::to_string(bad) + " of " + std::to_string(C.out_count) +
                                         " elements differ from the reference (worst |error| = " + std::to_string(worst) + " x tolerance)");
 
   // Timing: device events around each run, the L2 flushed before each, the median.
   for (int i = 0; i < settings_.warmup; ++i)
     if (Status s = launch(true); !s) return fail(r, Outcome::kError, s.message());
-  cudaEventRecord(B.start[0]);
+  cudaEventRecord(C.start[0]);
   Status const once = launch(true);
-  cudaEventRecord(B.stop[0]);
+  cudaEventRecord(C.stop[0]);
   if (!once) return fail(r, Outcome::kError, once.message());
-  if (cudaError_t e = cudaEventSynchronize(B.stop[0]); e != cudaSuccess) return sticky(e);
+  if (cudaError_t e = cudaEventSynchronize(C.stop[0]); e != cudaSuccess) return sticky(e);
   float estimate_ms = 0;
-  cudaEventElapsedTime(&estimate_ms, B.start[0], B.stop[0]);
+  cudaEventElapsedTime(&estimate_ms, C.start[0], C.stop[0]);
   int const iterations = std::clamp(int(settings_.target_ms / std::max(estimate_ms, 1e-3f)), settings_.min_iterations,
                                     std::max(settings_.min_iterations, settings_.max_iterations));
   for (int i = 0; i < iterations; ++i) {
-    if (settings_.flush_l2) cudaMemsetAsync(B.flush.ptr, i & 0xFF, B.flush.bytes);
-    cudaEventRecord(B.start[std::size_t(i)]);
+    if (settings_.flush_l2) cudaMemsetAsync(C.flush.ptr, i & 0xFF, C.flush.bytes);
+    cudaEventRecord(C.start[std::size_t(i)]);
     Status const s = launch(true);
-    cudaEventRecord(B.stop[std::size_t(i)]);
+    cudaEventRecord(C.stop[std::size_t(i)]);
     if (!s) return fail(r, Outcome::kError, s.message());
   }
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) return sticky(e);
   std::vector<float> ms(static_cast<std::size_t>(iterations));
-  for (int i = 0; i < iterations; ++i) cudaEventElapsedTime(&ms[std::size_t(i)], B.start[std::size_t(i)], B.stop[std::size_t(i)]);
+  for (int i = 0; i < iterations; ++i) cudaEventElapsedTime(&ms[std::size_t(i)], C.start[std::size_t(i)], C.stop[std::size_t(i)]);
   std::nth_element(ms.begin(), ms.begin() + iterations / 2, ms.end());
   r.time_us = double(ms[std::size_t(iterations / 2)]) * 1e3;
   r.outcome = Outcome::kPassed;

@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "tessera/core/status.hpp"
+#include "tessera/core/visit_index.hpp"
 #include "tessera/epilogue/chain.hpp"
 #include "tessera/gemm/config_of.hpp"
 #include "tessera/gemm/gemm.hpp"
@@ -127,12 +128,7 @@ class Tuned {
   // f.template operator()<i>() for a run-time i.
   template <class F>
   static auto visit(int i, F&& f) {
-    return [&]<int... I>(std::integer_sequence<int, I...>) {
-      using R = decltype(f.template operator()<0>());
-      R r{};
-      ((i == I ? (void)(r = f.template operator()<I>()) : void()), ...);
-      return r;
-    }(std::make_integer_sequence<int, N>{});
+    return visit_index<N>(i, std::forward<F>(f));
   }
   static Status can_implement_at(int i, Arguments const& args) {
     return visit(i, [&]<int I>() { return Gemm<Cfg<I>>::can_implement(entry_arguments<I>(args)); });

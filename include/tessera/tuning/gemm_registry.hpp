@@ -34,6 +34,7 @@
 #include "tessera/gemm/config_check.hpp"
 #include "tessera/tuning/epilogue_stages.hpp"
 #include "tessera/tuning/gemm_space.hpp"
+#include "tessera/tuning/registry.hpp"
 
 namespace tessera::tuning {
 
@@ -129,18 +130,6 @@ struct GemmKernel {
   Status attributes(cudaFuncAttributes& out) const { return ops.attributes(out); }
 };
 
-class GemmRegistry {
- public:
-  void add(GemmKernel k) { kernels_.push_back(std::move(k)); }
-  std::vector<GemmKernel> const& kernels() const { return kernels_; }
-  GemmKernel const* find(std::string_view name) const {
-    for (auto const& k : kernels_)
-      if (k.name == name) return &k;
-    return nullptr;
-  }
-
- private:
-  std::vector<GemmKernel> kernels_;
-};
+using GemmRegistry = Registry<GemmKernel>;
 
 }  // namespace tessera::tuning

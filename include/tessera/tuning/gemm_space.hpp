@@ -24,27 +24,40 @@ using gemm::Dtype;
 
 using gemm::ConfigOf;
 
-// One candidate: its spec and the first check it fails (kNone: valid).
-struct Candidate {
-  ConfigSpec spec{};
-  ConfigError error = ConfigError::kNone;
-  constexpr bool valid() const { return error == ConfigError::kNone; }
+// One candidate: its spec and the first check it fails (kNone: valid). Spec and Error are an
+// operation's (gemm::ConfigSpec and gemm::ConfigError here; conv's in tuning/conv_space.hpp).
+template <class Spec, class Error>
+struct BasicCandidate {
+  Spec spec{};
+  Error error = Error::kNone;
+  constexpr bool valid() const { return error == Error::kNone; }
 };
+using Candidate = BasicCandidate<ConfigSpec, ConfigError>;
 
-// A fixed-capacity list of candidates (constexpr-friendly).
-template <int Capacity>
-struct CandidateList {
-  Candidate items[Capacity]{};
+// A fixed-capacity list of candidates (constexpr-friendly), each checked by its operation's
+// check(spec) (found by argument-dependent lookup: gemm::check, conv::check).
+template <class C, int Capacity>
+struct BasicCandidateList {
+  C items[Capacity]{};
   int size = 0;
-  constexpr void add(ConfigSpec const& s) {
-    if (size < Capacity) items[size++] = Candidate{s, gemm::check(s)};
+  constexpr void add(decltype(C::spec) const& s) {
+    if (size < Capacity) items[size++] = C{s, check(s)};
   }
   constexpr int valid_count() const {
     int n = 0;
     for (int i = 0; i < size; ++i) n += items[i].valid() ? 1 : 0;
     return n;
   }
+  // The first candidate for which pred holds (null when none does).
+  template <class Pred>
+  constexpr C const* find_if(Pred pred) const {
+    for (int i = 0; i < size; ++i)
+      if (pred(items[i])) return &items[i];
+    return nullptr;
+  }
 };
+template <int Capacity>
+using CandidateList = BasicCandidateList<Candidate, Capacity>;
 
 // kDefault: the profiler's space. kReduced: one to three per architecture and type (13), for CI
 // builds of the profiler.
@@ -239,9 +252,7 @@ inline std::string cpp_initializer(ConfigSpec const& s) {
 // The candidate of the default space named `config_name` (null when there is none).
 inline Candidate const* find_candidate(std::string const& config_name) {
   static auto const space = gemm_space(SpaceSize::kDefault);
-  for (int i = 0; i < space.size; ++i)
-    if (name(space.items[i].spec) == config_name) return &space.items[i];
-  return nullptr;
+  return space.find_if([&](Candidate const& c) { return name(c.spec) == config_name; });
 }
 
 }  // namespace tessera::tuning

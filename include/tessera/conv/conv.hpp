@@ -74,6 +74,14 @@ class Conv {
     // by split_k_for, enough slices for the output tiles to fill the GPU: what Wgrad wants, whose
     // K (N Z P Q) is long and output (K x T R S C / g) small.
     int split_k = 1;
+    // Per-tensor scales (device pointers to one float each; null: 1), for fp8 tensors (the Hopper
+    // kernel): an input's scale multiplies its values, the written tensor's multiplies the result
+    // (after the chain), and *amax (when not null; zeroed first) receives the largest |result|
+    // before the written tensor's scale, as cuBLASLt's and cuDNN's fp8 operations define them.
+    float const* scale_x = nullptr;
+    float const* scale_w = nullptr;
+    float const* scale_y = nullptr;
+    float* amax = nullptr;
   };
 
   // The slices a run uses: split_k, or the automatic choice for 0 (at most kMaxSplit, each slice
@@ -142,6 +150,10 @@ class Conv {
     auto const fail = [](std::string m) { return Status::not_supported("conv::Conv: " + m); };
     if (a.x == nullptr || a.w == nullptr || a.y == nullptr)
       return Status::invalid_argument("conv::Conv: x, w and y must be device pointers (one is null)");
+    bool const scaled = a.scale_x != nullptr || a.scale_w != nullptr || a.scale_y != nullptr || a.amax != nullptr;
+    if (scaled && (!hopper || is_depthwise(p)))
+      return fail("scale_x, scale_w, scale_y and amax are applied by the Hopper kernel (Warpgroups) only, and not by the depthwise "
+                  "kernel; fold the scales into the epilogue chain (epilogue::LinearCombination's alpha)");
     if (is_depthwise(p)) {  // groups = C = K: the direct kernel of conv/depthwise.hpp
       if constexpr (same_types) return depthwise_can_implement<EX>(p, Cfg::direction, a.x, a.w, a.y);
       else return fail("the depthwise kernel (groups = C = K) takes one element type for x, w and y; use one type");
@@ -159,9 +171,11 @@ class Conv {
       return fail("K / groups = " + s(p.k_per_group()) + " is not a multiple of BlockTile K = " + s(GemmCfg::BK) +
                   " (a k-tile of Dgrad is one filter tap); use a BlockTile K that divides it, or pad the filters");
     auto const misaligned = [](void const* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0; };
-    if (misaligned(a.x) || misaligned(a.w) || misaligned(a.y) || p.c_per_group() % 8 != 0 || p.k_per_group() % 8 != 0)
-      return Status::misaligned("conv::Conv: x, w and y must be 16-byte aligned and C / groups and K / groups multiples of 8 "
-                                "(16-byte vectors of channels; C / groups = " + s(p.c_per_group()) + ", K / groups = " +
+    // X holds C channels a pixel and Y K (16-byte vectors: 8 of a 16-bit type, 16 of fp8, 4 of float).
+    constexpr int cvec = 16 / int(sizeof(EX)), kvec = 16 / int(sizeof(EY));
+    if (misaligned(a.x) || misaligned(a.w) || misaligned(a.y) || p.c_per_group() % cvec != 0 || p.k_per_group() % kvec != 0)
+      return Status::misaligned("conv::Conv: x, w and y must be 16-byte aligned, C / groups a multiple of " + s(cvec) + " and K / groups of " +
+                                s(kvec) + " (16-byte vectors of channels; C / groups = " + s(p.c_per_group()) + ", K / groups = " +
                                 s(p.k_per_group()) + "); allocate with cudaMalloc and pad the channels");
     if (a.split_k < 0 || a.split_k > kMaxSplit)
       return Status::invalid_argument("conv::Conv: split_k = " + s(a.split_k) + " must be 0 (automatic) to " + s(kMaxSplit));
@@ -259,6 +273,12 @@ class Conv {
       d.batch_stride_d = pr.k_per_group() * taps * pr.c_per_group();
     }
     d.epilogue = a.epilogue;
+    // The scales of the GEMM's A, B and D: Fprop X, W, Y; Dgrad dY, W, dX; Wgrad dY, X, dW.
+    constexpr Direction dir = Cfg::direction;
+    d.scale_a = dir == Direction::kFprop ? a.scale_x : a.scale_y;
+    d.scale_b = dir == Direction::kWgrad ? a.scale_x : a.scale_w;
+    d.scale_d = dir == Direction::kFprop ? a.scale_y : dir == Direction::kDgrad ? a.scale_x : a.scale_w;
+    d.amax_d = a.amax;
     TESSERA_RETURN_IF_ERROR(gemm::sm90::Epilogue<GemmCfg>::make(d, true, stream, p.epilogue));
     p.epilogue.batch_columns = batch_columns(pr);
     p.grid = work_grid(a);

@@ -11,6 +11,8 @@
 // Epilogue: each lane holds, per atom, 16 values of one column of D (rows in groups of four,
 // atom/mma_gfx9.hpp); the chain runs on each with its (row, col) and the result is stored
 // directly (split-K: floats into the workspace, summed by gemm::reduce_splits).
+// The operand loader is a parameter (its contract: gemm/gfx9/tiled_loader.hpp): the GEMM's tiled
+// loads, or a convolution's im2col gathers (conv/gfx9/im2col_loader.hpp).
 // tessera-header: hip-only
 #pragma once
 
@@ -22,6 +24,7 @@
 #include "tessera/epilogue/chain.hpp"
 #include "tessera/epilogue/convert.hpp"
 #include "tessera/gemm/data_parallel.hpp"
+#include "tessera/gemm/gfx9/tiled_loader.hpp"
 #include "tessera/pipeline/lds_double_buffer.hpp"
 
 namespace tessera::gemm::gfx9 {
@@ -29,7 +32,7 @@ namespace tessera::gemm::gfx9 {
 template <class Cfg>
 using Params = DataParallelParams<Cfg>;
 
-template <class Cfg>
+template <class Cfg, class Loader = TiledLoader<Cfg>>
 struct Kernel {
   using EA = typename Cfg::ElementA;
   using EB = typename Cfg::ElementB;
@@ -56,11 +59,6 @@ struct Kernel {
   static constexpr int tile_bytes_a = BM * BK * int(sizeof(EA)), tile_bytes_b = BN * BK * int(sizeof(EB));
   static constexpr int lds_bytes = 2 * (tile_bytes_a + tile_bytes_b);  // A's two buffers, then B's
   static_assert(lds_bytes == Cfg::smem_bytes, "gemm::gfx9: LDS accounting differs from the Config's");
-
-  template <bool Aligned>
-  using CopyA = pipeline::LdsTileCopy<EA, BM, BK, Threads, Cfg::a_k_major, Aligned>;
-  template <bool Aligned>
-  using CopyB = pipeline::LdsTileCopy<EB, BN, BK, Threads, Cfg::b_k_major, Aligned>;
 
   // One k-tile's MFMAs out of the LDS buffers at sa, sb, for the wavefront at (m0, n0).
   TESSERA_DEVICE static void multiply(Acc (&acc)[AtomsM][AtomsN][CValues], EA const* sa, EB const* sb, int lane, int m0,
@@ -89,16 +87,11 @@ struct Kernel {
     }
   }
 
-  template <bool Aligned>
-  TESSERA_DEVICE static void run(Params<Cfg> const& p, char* lds) {
+  // One block per work item. The loader's Params are the GEMM's (Params<Cfg>) or extend them.
+  TESSERA_DEVICE static void run(typename Loader::Params const& p, char* lds) {
     int const tid = int(threadIdx.x), lane = tid % 64, wave = tid / 64;
     int const m0 = (wave % Cfg::warps_m) * WM, n0 = (wave / Cfg::warps_m) * WN;
     WorkItem const w = work_item(p, int(blockIdx.x));
-    int const k_begin = w.split * p.k_tiles_per_split * BK;
-    int const k_end = min(p.k, k_begin + p.k_tiles_per_split * BK);
-    int const k_tiles = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
-    EA const* const a = p.a + w.batch * p.batch_stride_a;
-    EB const* const b = p.b + w.batch * p.batch_stride_b;
     EA* const lds_a = reinterpret_cast<EA*>(lds);
     EB* const lds_b = reinterpret_cast<EB*>(lds + 2 * tile_bytes_a);
 
@@ -110,26 +103,18 @@ struct Kernel {
         TESSERA_UNROLL
         for (int v = 0; v < CValues; ++v) acc[i][j][v] = Acc(0);
 
-    CopyA<Aligned> copy_a;
-    CopyB<Aligned> copy_b;
-    std::int64_t const extent_a = CopyA<Aligned>::extent(p.m, p.k, p.lda), extent_b = CopyB<Aligned>::extent(p.n, p.k, p.ldb);
-    auto const load = [&](int kt) {
-      copy_a.load(a, p.lda, extent_a, w.tm * BM, k_begin + kt * BK, p.m, k_end, tid);
-      copy_b.load(b, p.ldb, extent_b, w.tn * BN, k_begin + kt * BK, p.n, k_end, tid);
-    };
-    auto const store = [&](int buffer) {
-      copy_a.store(lds_a + buffer * BM * BK, tid);
-      copy_b.store(lds_b + buffer * BN * BK, tid);
-    };
+    Loader loader(p, w, tid);
+    auto const store = [&](int buffer) { loader.store(lds_a + buffer * BM * BK, lds_b + buffer * BN * BK, tid); };
+    int const k_tiles = loader.k_tiles;
     if (k_tiles > 0) {
-      load(0);
+      loader.load(p, 0, tid);
       store(0);
       __syncthreads();
     }
     for (int kt = 0; kt < k_tiles; ++kt) {
       int const buffer = kt % 2;
       bool const next = kt + 1 < k_tiles;
-      if (next) load(kt + 1);  // in flight during the MFMAs
+      if (next) loader.load(p, kt + 1, tid);  // in flight during the MFMAs
       multiply(acc, lds_a + buffer * BM * BK, lds_b + buffer * BN * BK, lane, m0, n0);
       if (next) store(1 - buffer);  // the other buffer: its last readers passed the previous barrier
       __syncthreads();
@@ -176,7 +161,15 @@ struct Kernel {
 template <class Cfg, bool Aligned>
 __global__ void __launch_bounds__(Cfg::threads) gemm_kernel(Params<Cfg> const p) {
   __shared__ __attribute__((aligned(16))) char lds[Kernel<Cfg>::lds_bytes];
-  Kernel<Cfg>::template run<Aligned>(p, lds);
+  Kernel<Cfg, TiledLoader<Cfg, Aligned>>::run(p, lds);
+}
+
+// The kernel with another operand loader (a convolution's gather loader): its parameters are the
+// loader's.
+template <class Cfg, class Loader>
+__global__ void __launch_bounds__(Cfg::threads) loader_kernel(typename Loader::Params const p) {
+  __shared__ __attribute__((aligned(16))) char lds[Kernel<Cfg, Loader>::lds_bytes];
+  Kernel<Cfg, Loader>::run(p, lds);
 }
 
 }  // namespace tessera::gemm::gfx9

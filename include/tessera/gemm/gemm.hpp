@@ -29,6 +29,7 @@
 #include "tessera/gemm/l2_hint.hpp"
 #include "tessera/gemm/storage_order.hpp"
 #if defined(TESSERA_HIP)
+#  include "tessera/gemm/gfx9/device.hpp"
 #  include "tessera/gemm/gfx9/kernel.hpp"
 #else
 #  include "tessera/arch/sm90/cluster.hpp"
@@ -239,24 +240,11 @@ class Gemm {
  private:
   // What the current device must offer the Config.
   static Status device_checks() {
-    auto const s = [](std::int64_t v) { return std::to_string(v); };
-    int device = 0;
 #if defined(TESSERA_HIP)
-    if (runtime::current_device(device) != runtime::kSuccess)
-      return Status::device_error("no HIP device is available; run on a machine with an AMD Instinct GPU");
-    std::string const name = runtime::architecture_name(device);
-    constexpr bool cdna3 = Cfg::spec.gfx == 0x940;
-    if (cdna3 ? name.rfind("gfx94", 0) != 0 : name != "gfx90a")
-      return Status::not_supported(std::string("the Config is for ") + (cdna3 ? "arch::Gfx940 (gfx940, gfx941, gfx942)" : "arch::Gfx90a") +
-                                   " but this device is " + (name.empty() ? "unknown" : name) + "; use the tag of the device (arch::" +
-                                   (name.rfind("gfx94", 0) == 0 ? "Gfx940" : "Gfx90a") + " for gfx94x / gfx90a)");
-    int const lds = runtime::max_shared_memory_per_block(device);
-    if (Cfg::smem_bytes > lds)
-      return Status::not_supported("the Config needs " + s(Cfg::smem_bytes) + " bytes of LDS, the device allows " + s(lds) +
-                                   "; use a smaller BlockTile");
-    return Status::success();
+    return gfx9::check_device<Cfg>();
 #else
-    int major = 0;
+    auto const s = [](std::int64_t v) { return std::to_string(v); };
+    int device = 0, major = 0;
     if (runtime::current_device(device) != runtime::kSuccess || (major = runtime::compute_capability_major(device)) == 0)
       return Status::device_error("no CUDA device is available; run on a machine with an NVIDIA GPU");
     if (major < 8)

@@ -71,6 +71,19 @@ __device__ char raw_buffer_load_i8(resource_t, int, int, int) __asm("llvm.amdgcn
 }  // namespace gfx9_detail
 #endif
 
+// v, which every lane of the wavefront holds alike, in a scalar register (v_readfirstlane_b32; on
+// the host, v). A buffer resource must be in scalar registers: where its base depends on a value
+// that the compiler computed with vector instructions (a quotient: integer division is done in
+// floating point), hipcc 5.2 wraps each load in a waterfall loop over the lanes' resources unless
+// the value passes through here first.
+TESSERA_HD int wave_uniform(int v) {
+#if defined(__HIP_DEVICE_COMPILE__)
+  return __builtin_amdgcn_readfirstlane(v);
+#else
+  return v;
+#endif
+}
+
 // T (1, 2 or 4 bytes, or Dwords4) at byte offset `offset` of the buffer, zero where out of range.
 // The offset must be a multiple of T's size (at least 4 for Dwords4).
 template <class T>

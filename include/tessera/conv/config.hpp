@@ -8,7 +8,8 @@
 // Fprop's GEMM reads the activations as A (channels contiguous: K-major rows) and the KTRSC
 // filters as B (a filter's T R S C values contiguous: K-major columns), and writes Y as row-major
 // D (output pixels by channels): a TN GEMM. Dgrad's and Wgrad's are in conv/implicit_gemm.hpp.
-// tessera-header: cuda-only
+// An AMD Config (arch::Gfx90a, arch::Gfx940; Warps<M, N> wavefronts, Stages<2>) runs the gfx9
+// kernel under hipcc (conv/gfx9/conv.hpp).
 #pragma once
 
 #include <type_traits>

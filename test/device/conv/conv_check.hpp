@@ -24,8 +24,15 @@ using namespace tessera;
 struct Reference {
   std::vector<double> want, mag;
 };
-template <class E>
-Reference direct(conv::Problem const& p, conv::Direction dir, std::vector<E> const& x, std::vector<E> const& w, std::vector<E> const& dy) {
+// A host value as a double (float, or a narrow type).
+template <class T>
+double value(T const& v) {
+  if constexpr (std::is_arithmetic_v<T>) return double(v);
+  else return double(v.to_float());
+}
+
+template <class EX, class EW, class EY>
+Reference direct(conv::Problem const& p, conv::Direction dir, std::vector<EX> const& x, std::vector<EW> const& w, std::vector<EY> const& dy) {
   std::size_t const count = std::size_t(dir == conv::Direction::kFprop   ? p.output_elements()
                                         : dir == conv::Direction::kDgrad ? p.input_elements()
                                                                          : p.filter_elements());
@@ -46,8 +53,7 @@ Reference direct(conv::Problem const& p, conv::Direction dir, std::vector<E> con
                   for (int c = 0; c < cg; ++c) {
                     std::size_t const xo = std::size_t((((std::int64_t(n) * p.d + d) * p.h + h) * p.w + ww) * p.c + g * cg + c);
                     std::size_t const wo = std::size_t((((std::int64_t(k) * p.t + t) * p.r + rr) * p.s + s2) * cg + c);
-                    double const xv = x.empty() ? 0 : double(x[xo].to_float()), wv = w.empty() ? 0 : double(w[wo].to_float()),
-                                 yv = dy.empty() ? 0 : double(dy[yo].to_float());
+                    double const xv = x.empty() ? 0 : value(x[xo]), wv = w.empty() ? 0 : value(w[wo]), yv = dy.empty() ? 0 : value(dy[yo]);
                     std::size_t const at = dir == conv::Direction::kFprop ? yo : dir == conv::Direction::kDgrad ? xo : wo;
                     double const prod = dir == conv::Direction::kFprop ? xv * wv : dir == conv::Direction::kDgrad ? yv * wv : yv * xv;
                     r.want[at] += prod;
@@ -58,35 +64,61 @@ Reference direct(conv::Problem const& p, conv::Direction dir, std::vector<E> con
   return r;
 }
 
+// Per-tensor scales for run_conv (the Hopper kernel's fp8 path): the two inputs' and the output's,
+// and whether to check the output's amax.
+struct Scales {
+  float a = 1, b = 1, d = 1;
+  bool amax = false;
+};
+
 // The worst |error| / tolerance of conv::Conv<Cfg> on problem p (Fprop with the Config's bias +
-// ReLU where it has them).
+// ReLU where it has them). The tolerance is the output type's rounding (2^-7 of |want| for 16-bit
+// outputs, 2^-3 for fp8) and the accumulation's (2^-14 of the sum of |products|; 2^-10 for tf32,
+// whose inputs the tensor cores round to 10 bits).
 template <class Cfg>
-double run_conv(conv::Problem const& p, int split_k = 1) {
-  using E = typename Cfg::ElementX;
+double run_conv(conv::Problem const& p, int split_k = 1, Scales const sc = {}) {
+  using EX = typename Cfg::ElementX;
+  using EW = typename Cfg::ElementW;
+  using EY = typename Cfg::ElementY;
   constexpr conv::Direction dir = Cfg::direction;
   constexpr bool fused = !std::is_same_v<typename Cfg::Epilogue, epilogue::Identity>;
+  constexpr bool scaled = Cfg::Gemm::warp_specialized;  // the Hopper kernel takes scales
   std::mt19937 rng(std::uint32_t(p.n * 131 + p.h * 17 + p.c + p.k * 7 + p.r + int(dir)));
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  auto values = [&](std::int64_t count) {
-    std::vector<E> v(static_cast<std::size_t>(count));
-    for (auto& x : v) x = E(normal(rng));
+  auto values = [&]<class T>(std::int64_t count, T) {
+    std::vector<T> v(static_cast<std::size_t>(count));
+    for (auto& x : v) x = T(normal(rng));
     return v;
   };
   // The two inputs random, the output empty on the host (poisoned on the device).
-  std::vector<E> const x = dir != conv::Direction::kDgrad ? values(p.input_elements()) : std::vector<E>{};
-  std::vector<E> const w = dir != conv::Direction::kWgrad ? values(p.filter_elements()) : std::vector<E>{};
-  std::vector<E> const dy = dir != conv::Direction::kFprop ? values(p.output_elements()) : std::vector<E>{};
-  auto const bias = values(p.k);
-  test::DeviceBuffer<E> dx(x.empty() ? std::size_t(p.input_elements()) : 0), dw(w.empty() ? std::size_t(p.filter_elements()) : 0),
-      ddy(dy.empty() ? std::size_t(p.output_elements()) : 0), dbias(bias);
-  test::DeviceBuffer<E> const ix(x.empty() ? std::vector<E>(1) : x), iw(w.empty() ? std::vector<E>(1) : w),
-      idy(dy.empty() ? std::vector<E>(1) : dy);
+  std::vector<EX> const x = dir != conv::Direction::kDgrad ? values(p.input_elements(), EX{}) : std::vector<EX>{};
+  std::vector<EW> const w = dir != conv::Direction::kWgrad ? values(p.filter_elements(), EW{}) : std::vector<EW>{};
+  std::vector<EY> const dy = dir != conv::Direction::kFprop ? values(p.output_elements(), EY{}) : std::vector<EY>{};
+  auto const bias = values(p.k, EY{});
+  test::DeviceBuffer<EX> dx(x.empty() ? std::size_t(p.input_elements()) : 0);
+  test::DeviceBuffer<EW> dw(w.empty() ? std::size_t(p.filter_elements()) : 0);
+  test::DeviceBuffer<EY> ddy(dy.empty() ? std::size_t(p.output_elements()) : 0), dbias(bias);
+  test::DeviceBuffer<EX> const ix(x.empty() ? std::vector<EX>(1) : x);
+  test::DeviceBuffer<EW> const iw(w.empty() ? std::vector<EW>(1) : w);
+  test::DeviceBuffer<EY> const idy(dy.empty() ? std::vector<EY>(1) : dy);
+  test::DeviceBuffer<float> const scales(std::vector<float>{sc.a, sc.b, sc.d});
+  test::DeviceBuffer<float> amax(std::vector<float>{-1.0f});
   typename conv::Conv<Cfg>::Arguments args;
   args.problem = p;
   args.x = x.empty() ? dx.get() : ix.get();
   args.w = w.empty() ? dw.get() : iw.get();
   args.y = dy.empty() ? ddy.get() : idy.get();
   args.split_k = split_k;
+  if constexpr (scaled) {  // a and b are the direction's inputs, d its output
+    float const* const a = scales.get();
+    float const *const b = a + 1, *const d = a + 2;
+    if (sc.a != 1 || sc.b != 1 || sc.d != 1) {
+      if (dir == conv::Direction::kFprop) args.scale_x = a, args.scale_w = b, args.scale_y = d;
+      else if (dir == conv::Direction::kDgrad) args.scale_y = a, args.scale_w = b, args.scale_x = d;
+      else args.scale_y = a, args.scale_x = b, args.scale_w = d;
+    }
+    if (sc.amax) args.amax = amax.get();
+  }
   if constexpr (fused) args.epilogue = Cfg::Epilogue::make(dbias.get());
   std::size_t const bytes = conv::Conv<Cfg>::workspace_size(args);
   test::DeviceBuffer<char> workspace(bytes > 0 ? bytes : 1);
@@ -94,15 +126,27 @@ double run_conv(conv::Problem const& p, int split_k = 1) {
   INFO(s.message());
   REQUIRE(s.ok());
   TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
-  auto const out = dir == conv::Direction::kFprop ? ddy.to_host() : dir == conv::Direction::kDgrad ? dx.to_host() : dw.to_host();
+  auto const out = [&] {
+    if constexpr (dir == conv::Direction::kFprop) return ddy.to_host();
+    else if constexpr (dir == conv::Direction::kDgrad) return dx.to_host();
+    else return dw.to_host();
+  }();
   Reference const ref = direct(p, dir, x, w, dy);
-  double worst = 0;
+  int const out_bits = sizeof(decltype(out[0])) == 1 ? 3 : 7, sum_bits = std::is_same_v<EX, float> ? 10 : 14;
+  double worst = 0, peak = 0;
   for (std::size_t i = 0; i < out.size(); ++i) {
-    double want = ref.want[i];
-    if constexpr (fused) want = std::max(0.0, want + double(bias[i % std::size_t(p.k)].to_float()));
-    double const have = out[i].to_float();
-    double const tol = std::ldexp(std::fabs(want), -7) + std::ldexp(ref.mag[i], -14) + 1e-6;
+    double want = ref.want[i] * sc.a * sc.b;
+    if constexpr (fused) want = std::max(0.0, want + value(bias[i % std::size_t(p.k)]));
+    peak = std::max(peak, std::fabs(want));
+    want *= sc.d;
+    double const have = value(out[i]);
+    double const tol = std::ldexp(std::fabs(want), -out_bits) + std::ldexp(ref.mag[i] * std::fabs(sc.a * sc.b * sc.d), -sum_bits) + 1e-6;
     worst = std::max(worst, std::isfinite(have) ? std::fabs(have - want) / tol : INFINITY);
+  }
+  if (sc.amax) {  // the largest |output| before scale_d
+    double const got = amax.to_host()[0];
+    INFO("amax " << got << ", want " << peak);
+    CHECK(std::fabs(got - peak) <= std::ldexp(peak, -7) + 1e-3);
   }
   return worst;
 }

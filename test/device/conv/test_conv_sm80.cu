@@ -68,6 +68,21 @@ TEST_CASE("conv Fprop sm80: small-channel inputs (C = 1 to 7) padded to 8 in the
   check_asks_for_workspace<Cfg>(problem2d(1, 8, 8, 3, 16, 3, 3, 1, 1, 1), "padded to 8 channels");
 }
 
+TEST_CASE("conv Fprop sm80: tf32 (float tensors, tf32 tensor cores)", "[gpu][conv][sm80][tf32]") {
+  test::require_gpu();
+  using Tf32 = conv::Config<arch::Sm80, float, float, float, float, conv::Fprop, gemm::BlockTile<128, 128, 32>, gemm::Warps<2, 2>,
+                            gemm::Stages<3>>;
+  CHECK(run_conv<Tf32>(problem2d(2, 9, 11, 12, 20, 3, 3, 1, 1, 1)) <= 1.0);     // C = 12: three 4-channel vectors a tap
+  CHECK(run_conv<Tf32>(problem2d(1, 23, 21, 64, 64, 7, 7, 3, 3, 2)) <= 1.0);    // 7x7 stride 2
+  CHECK(run_conv<Tf32>(problem2d(3, 11, 13, 128, 72, 1, 1, 0, 0, 1)) <= 1.0);   // 1x1
+  CHECK(run_conv<Tf32>(problem2d(1, 7, 7, 256, 64, 3, 3, 1, 1, 1), 3) <= 1.0);  // split-K
+  CHECK(run_conv<Tf32>(problem2d(2, 8, 9, 64, 48, 3, 3, 1, 1, 1, 1, 2)) <= 1.0);  // groups = 2
+  CHECK(run_conv<Tf32>(problem2d(2, 9, 10, 3, 16, 3, 3, 1, 1, 1)) <= 1.0);     // C = 3: padded in the workspace
+  using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, float>, epilogue::Relu>;
+  CHECK(run_conv<conv::Config<arch::Sm80, float, float, float, float, conv::Fprop, gemm::BlockTile<128, 128, 32>, gemm::Warps<2, 2>,
+                              gemm::Stages<3>, Epi>>(problem2d(2, 10, 12, 32, 40, 3, 3, 1, 1, 1)) <= 1.0);
+}
+
 TEST_CASE("conv Fprop sm80: bias + ReLU fused", "[gpu][conv][sm80]") {
   test::require_gpu();
   using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::Relu>;
@@ -107,6 +122,19 @@ TEST_CASE("conv Wgrad sm80: split-K over the pixels, 1-D to 3-D, groups", "[gpu]
   CHECK(run_conv<Sm80Conv<half_t, conv::Wgrad>>(problem2d(2, 9, 11, 64, 56, 3, 3, 1, 1, 2), 3) <= 1.0);
 }
 
+TEST_CASE("conv sm80: per-tensor scales are the Hopper kernel's", "[gpu][conv][sm80]") {
+  test::require_gpu();
+  using Cfg = Sm80Fprop<bfloat16_t>;
+  test::DeviceBuffer<bfloat16_t> x(4096), w(4096), y(4096);
+  test::DeviceBuffer<float> scale(std::vector<float>{2.0f});
+  typename conv::Conv<Cfg>::Arguments args;
+  args.problem = problem2d(1, 4, 4, 64, 16, 3, 3, 1, 1, 1);
+  args.x = x.get(), args.w = w.get(), args.y = y.get();
+  REQUIRE(conv::Conv<Cfg>::can_implement(args).ok());
+  args.scale_x = scale.get();
+  CHECK_THAT(conv::Conv<Cfg>::can_implement(args).message(), Catch::Contains("applied by the Hopper kernel (Warpgroups) only"));
+}
+
 TEST_CASE("conv Fprop sm80: refusals name the fix and write nothing", "[gpu][conv][sm80]") {
   test::require_gpu();
   using Cfg = Sm80Fprop<bfloat16_t>;
@@ -118,7 +146,7 @@ TEST_CASE("conv Fprop sm80: refusals name the fix and write nothing", "[gpu][con
   args.y = y.get();
   CHECK_THAT(conv::Conv<Cfg>::can_implement(args).message(), Catch::Contains("C / groups = 3, K / groups = 8"));
   args.problem = problem2d(1, 4, 4, 64, 12, 3, 3, 1, 1, 1);
-  CHECK_THAT(conv::Conv<Cfg>::can_implement(args).message(), Catch::Contains("multiples of 8"));
+  CHECK_THAT(conv::Conv<Cfg>::can_implement(args).message(), Catch::Contains("C / groups a multiple of 8"));
   args.problem = problem2d(1, 4, 4, 32, 8, 3, 3, 1, 1, 1, 1, 3);
   CHECK_THAT(conv::Conv<Cfg>::can_implement(args).message(), Catch::Contains("groups = 3 must divide C = 32 and K = 8"));
   args.problem = problem2d(1, 4, 4, 32, 8, 3, 3, 1, 1, 1);

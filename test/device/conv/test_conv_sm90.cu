@@ -67,6 +67,26 @@ TEST_CASE("conv Fprop sm90: small-channel inputs (C = 1 to 7) as the im2col matr
   check_asks_for_workspace<Cfg>(problem2d(1, 8, 8, 3, 16, 3, 3, 1, 1, 1), "the input's im2col matrix");
 }
 
+TEST_CASE("conv Fprop sm90: fp8 e4m3 with per-tensor scales and amax", "[gpu][conv][sm90][fp8]") {
+  test::require_gpu();
+  // A k-tile is one 128-byte swizzle span: 128 channels of fp8.
+  using F8 = conv::Config<arch::Sm90, float8_e4m3_t, float8_e4m3_t, bfloat16_t, float, conv::Fprop, gemm::BlockTile<128, 128, 128>,
+                          gemm::Warpgroups<2>, gemm::Stages<4>>;
+  CHECK(run_conv<F8>(problem2d(2, 9, 11, 128, 64, 3, 3, 1, 1, 1)) <= 1.0);
+  CHECK(run_conv<F8>(problem2d(2, 9, 11, 128, 64, 3, 3, 1, 1, 1), 1, {0.5f, 2.0f, 0.25f, true}) <= 1.0);  // scales, amax
+  CHECK(run_conv<F8>(problem2d(1, 13, 12, 256, 136, 3, 3, 1, 1, 2), 0, {1.0f, 0.125f, 1.0f, true}) <= 1.0);  // stride 2, automatic split
+  CHECK(run_conv<F8>(problem2d(3, 8, 9, 256, 72, 1, 1, 0, 0, 1)) <= 1.0);                                   // 1 x 1: tiled loads
+  CHECK(run_conv<F8>(problem2d(2, 8, 8, 512, 64, 3, 3, 1, 1, 1, 1, 4), 2, {2.0f, 1.0f, 0.5f, true}) <= 1.0);  // groups = 4, split-K
+  using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::Relu>;
+  using F8Fused = conv::Config<arch::Sm90, float8_e4m3_t, float8_e4m3_t, bfloat16_t, float, conv::Fprop, gemm::BlockTile<128, 128, 128>,
+                               gemm::Warpgroups<2>, gemm::Stages<4>, Epi>;
+  CHECK(run_conv<F8Fused>(problem2d(2, 10, 9, 128, 96, 3, 3, 1, 1, 1), 1, {0.5f, 0.5f, 1.0f, true}) <= 1.0);  // bias + ReLU, then amax
+  // An fp8 output: the result scaled into e4m3's range (tolerance: its 3 mantissa bits).
+  using F8Out = conv::Config<arch::Sm90, float8_e4m3_t, float8_e4m3_t, float8_e4m3_t, float, conv::Fprop, gemm::BlockTile<128, 128, 128>,
+                             gemm::Warpgroups<2>, gemm::Stages<4>>;
+  CHECK(run_conv<F8Out>(problem2d(2, 9, 7, 128, 64, 3, 3, 1, 1, 1), 1, {1.0f, 1.0f, 0.125f, true}) <= 1.0);
+}
+
 TEST_CASE("conv Dgrad sm90: unit stride through the flipped filter, 1-D to 3-D, groups", "[gpu][conv][sm90]") {
   test::require_gpu();
   using Cfg = Sm90Conv<bfloat16_t, conv::Dgrad>;

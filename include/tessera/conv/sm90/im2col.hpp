@@ -37,7 +37,8 @@ struct Walk {
   Array<int, 3> extent, filter, pad_before, pad_after, stride, dilation;
 };
 
-// The im2col map of `walk` over tensor `base`, boxes of `pixels` pixels x 64 channels (128 bytes).
+// The im2col map of `walk` over tensor `base`, boxes of `pixels` pixels x 128 bytes of channels
+// (64 of a 16-bit type, 128 of fp8).
 template <class T>
 Status im2col_map(arch::sm90::TmaDescriptor& out, T const* base, Walk const& walk, int rank, int pixels) {
   int const spatial = rank - 2;
@@ -67,7 +68,8 @@ Status im2col_map(arch::sm90::TmaDescriptor& out, T const* base, Walk const& wal
   strides[spatial] = pitch;
   element_strides[spatial + 1] = 1;
   return arch::sm90::make_tensor_map_im2col(out, arch::sm90::tma_data_type<T>(), int(sizeof(T)), base, rank, dims, strides, lower, upper,
-                                            64, std::uint32_t(pixels), element_strides, arch::sm90::TmaSwizzle::k128B);
+                                            128 / std::uint32_t(sizeof(T)), std::uint32_t(pixels), element_strides,
+                                            arch::sm90::TmaSwizzle::k128B);
 }
 
 // The forward walk of a problem over its input (Fprop's A, Wgrad's B).

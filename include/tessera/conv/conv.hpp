@@ -21,10 +21,19 @@
 // 64. A depthwise Fprop or Dgrad (groups = C = K) runs a direct kernel whichever the Config
 // (conv/depthwise.hpp); a dense Fprop of C = 1 to 7 (an RGB stem) stages its input in the
 // workspace (small_channels below). In progress (issue 32): strided Dgrad on Hopper.
-// docs/conv.md.
-// tessera-header: cuda-only
+// docs/conv.md. Under hipcc, conv::Conv is conv/gfx9/conv.hpp's: arch::Gfx90a / arch::Gfx940
+// Configs on the gfx9 kernel (docs/porting-to-amd.md).
+// tessera-header: gpu-runtime
 #pragma once
 
+#include "tessera/core/config.hpp"  // TESSERA_HIP
+#if defined(TESSERA_HIP)
+#  include "tessera/conv/gfx9/conv.hpp"
+namespace tessera::conv {
+template <class Cfg>
+using Conv = gfx9::Conv<Cfg>;
+}  // namespace tessera::conv
+#else
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -354,3 +363,4 @@ class Conv {
 };
 
 }  // namespace tessera::conv
+#endif  // TESSERA_HIP

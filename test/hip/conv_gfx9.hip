@@ -66,6 +66,9 @@ void run_errors_of(char const* dir) {
   check(with([](auto& a) { a.problem.c = 12; }), StatusCode::kMisaligned, "C / groups = 12", "C = 12 (not a multiple of 8) is refused");
   check(with([](auto& a) { a.x = x + 1; }), StatusCode::kMisaligned, "16-byte aligned", "a misaligned x is refused");
   check(with([](auto& a) { a.split_k = 33; }), StatusCode::kInvalidArgument, "split_k = 33", "split_k = 33 is refused");
+  static float scale = 1.0f;
+  check(with([](auto& a) { a.scale_x = &scale; }), StatusCode::kNotSupported, "applied by the Hopper kernel",
+        "a per-tensor scale (an sm90 option) is refused");
   check(with([](auto& a) { a.problem = problem2d(40, 256, 256, 512, 64, 1, 1, 0, 0, 1); }), StatusCode::kNotSupported,
         "past the 2 GiB that AMD buffer loads reach", "a tensor past 2 GiB is refused");
   if constexpr (std::is_same_v<Dir, conv::Dgrad>)

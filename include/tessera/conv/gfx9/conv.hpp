@@ -57,6 +57,12 @@ class Conv {
     // The GEMM's K in this many slices, summed through the workspace (workspace_size). 0: enough
     // slices for the output tiles to fill the GPU (what Wgrad wants: its K, N Z P Q, is long).
     int split_k = 1;
+    // The per-tensor scales and amax of fp8 tensors (conv/conv.hpp): applied by the Hopper kernel
+    // only; here they must stay null (can_implement says so).
+    float const* scale_x = nullptr;
+    float const* scale_w = nullptr;
+    float const* scale_y = nullptr;
+    float* amax = nullptr;
   };
 
   static constexpr int kMaxSplit = 32;
@@ -78,6 +84,9 @@ class Conv {
   static Status can_implement(Arguments const& a) {
     Problem const& p = a.problem;
     TESSERA_RETURN_IF_ERROR(check_gather_arguments<GemmCfg>(p, Cfg::direction, a.x, a.w, a.y, a.split_k, kMaxSplit, "hipMalloc"));
+    if (a.scale_x != nullptr || a.scale_w != nullptr || a.scale_y != nullptr || a.amax != nullptr)
+      return Status::not_supported("conv::Conv: scale_x, scale_w, scale_y and amax are applied by the Hopper kernel (Warpgroups) only; "
+                                   "fold the scales into the epilogue chain (epilogue::LinearCombination's alpha)");
     TESSERA_RETURN_IF_ERROR(gfx9::can_implement(p, int(sizeof(EX))));
     if (Status const s = gemm::gfx9::check_device<GemmCfg>(); !s) return Status(s.code(), "conv::Conv: " + s.detail());
     return Status::success();

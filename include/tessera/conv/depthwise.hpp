@@ -135,6 +135,22 @@ TESSERA_DEVICE void depthwise_sums(Problem const& pr, E const* image, uint4 cons
     TESSERA_UNROLL
     for (int j = 0; j < V; ++j) sum[j] += x[j] * f[j];
   };
+  // A filter row over a window of inputs: each input vector and each tap's weights converted once.
+  auto const window_row = [&]<int J>(uint4 const (&window)[J], uint4 const* row_weights) {
+    constexpr int taps = J - Q + 1;
+    float x[J][V];
+    TESSERA_UNROLL
+    for (int j = 0; j < J; ++j) to_float<E>(window[j], x[j]);
+    TESSERA_UNROLL
+    for (int s = 0; s < taps; ++s) {
+      float f[V];
+      to_float<E>(row_weights[s * vectors], f);
+      TESSERA_UNROLL
+      for (int i = 0; i < Q; ++i)
+        TESSERA_UNROLL
+        for (int j = 0; j < V; ++j) acc[i][j] += x[Dgrad ? i + taps - 1 - s : i + s][j] * f[j];
+    }
+  };
   for (int t = 0; t < pr.t; ++t) {
     int const d = depthwise_source<Dgrad>(pr, 0, at.at[0], t);
     if (unsigned(d) >= unsigned(from[0])) continue;
@@ -150,11 +166,7 @@ TESSERA_DEVICE void depthwise_sums(Problem const& pr, E const* image, uint4 cons
         for (int j = 0; j < Q + 2; ++j) raw[r][j] = inside ? row_vector(row, w0 + j, from[2], pitch) : uint4{0, 0, 0, 0};
       }
       TESSERA_UNROLL
-      for (int r = 0; r < 3; ++r)
-        TESSERA_UNROLL
-        for (int s = 0; s < 3; ++s)
-          TESSERA_UNROLL
-          for (int i = 0; i < Q; ++i) fma_tap(weights[((t * 3 + r) * 3 + s) * vectors], raw[r][Dgrad ? i + 2 - s : i + s], acc[i]);
+      for (int r = 0; r < 3; ++r) window_row(raw[r], weights + (t * 3 + r) * 3 * vectors);
     } else {
       for (int r = 0; r < pr.r; ++r) {
         int const h = depthwise_source<Dgrad>(pr, 1, at.at[1], r);
@@ -165,10 +177,7 @@ TESSERA_DEVICE void depthwise_sums(Problem const& pr, E const* image, uint4 cons
           uint4 raw[Q + S - 1];
           TESSERA_UNROLL
           for (int j = 0; j < Q + S - 1; ++j) raw[j] = row_vector(row, w0 + j, from[2], pitch);
-          TESSERA_UNROLL
-          for (int s = 0; s < S; ++s)
-            TESSERA_UNROLL
-            for (int i = 0; i < Q; ++i) fma_tap(row_weights[s * vectors], raw[Dgrad ? i + S - 1 - s : i + s], acc[i]);
+          window_row(raw, row_weights);
         } else {
           for (int s = 0; s < width; ++s)
             TESSERA_UNROLL

@@ -42,6 +42,7 @@ using Conv = gfx9::Conv<Cfg>;
 #include <type_traits>
 
 #include "tessera/conv/config.hpp"
+#include "tessera/conv/data_parallel.hpp"
 #include "tessera/conv/depthwise.hpp"
 #include "tessera/conv/im2col_matrix.hpp"
 #include "tessera/conv/implicit_gemm.hpp"
@@ -98,12 +99,10 @@ class Conv {
   static constexpr int kMaxSplit = 32;
   static int split_k_for(Arguments const& a) {
     if (is_depthwise(a.problem)) return 1;  // the direct kernel
-    GemmShape const g = gemm_shape(a.problem, Cfg::direction);
     int device = 0;
     int const sms = a.split_k != 0 || runtime::current_device(device) != runtime::kSuccess ? 1 : std::max(1, runtime::multiprocessors(device));
-    std::int64_t const tiles = ((g.m + GemmCfg::BM - 1) / GemmCfg::BM) * ((g.n + GemmCfg::BN - 1) / GemmCfg::BN) * a.problem.groups;
     // (The persistent kernel keeps a tile's slices resident at once: no more units than SMs.)
-    return std::max(1, gemm::split_k_rule(a.split_k, sms, tiles, int((g.k + GemmCfg::BK - 1) / GemmCfg::BK), hopper, kMaxSplit));
+    return conv::split_k_for<GemmCfg>(a.problem, Cfg::direction, a.split_k, sms, hopper, kMaxSplit);
   }
 
   // Small-channel inputs (an RGB image: C = 1 to 7, dense Fprop), so that the user passes the
@@ -241,13 +240,6 @@ class Conv {
   }
 
  private:
-  // The chain sees a group's columns as the output's channels (epilogue::Coord::in_batch): Fprop's
-  // output channels, Dgrad's input channels. Wgrad's columns are (tap, channel) of each group's
-  // filters: its chain keeps the group as the batch.
-  static int batch_columns(Problem const& p) {
-    return Cfg::direction == Direction::kFprop ? p.k_per_group() : Cfg::direction == Direction::kDgrad ? p.c_per_group() : 0;
-  }
-
   // The Hopper kernel: the GEMM's sm90 Kernel with the im2col loader; groups are batch entries.
   static gemm::sm90::WorkGrid work_grid(Arguments const& a) {
     GemmShape const g = gemm_shape(a.problem, Cfg::direction);
@@ -289,7 +281,7 @@ class Conv {
     d.scale_d = dir == Direction::kFprop ? a.scale_y : dir == Direction::kDgrad ? a.scale_x : a.scale_w;
     d.amax_d = a.amax;
     TESSERA_RETURN_IF_ERROR(gemm::sm90::Epilogue<GemmCfg>::make(d, true, stream, p.epilogue));
-    p.epilogue.batch_columns = batch_columns(pr);
+    p.epilogue.batch_columns = batch_columns(pr, Cfg::direction);  // conv/data_parallel.hpp
     p.grid = work_grid(a);
     TESSERA_RETURN_IF_ERROR(
         gemm::sm90::SplitK<GemmCfg>::make(p.grid.k_splits, std::size_t(p.grid.padded_tiles()), workspace, false, stream, p.split));
@@ -299,51 +291,9 @@ class Conv {
   static Status run_sm80(Arguments const& a, void* workspace, cudaStream_t stream) {
     Problem const& pr = a.problem;
     GemmShape const g = gemm_shape(pr, Cfg::direction);
-    typename Loader::Params p{};
-    p.problem = pr;
-    p.m = int(g.m);
-    p.n = int(g.n);
-    p.k = int(g.k);
-    // The direction's tensors as A, B and D (conv/implicit_gemm.hpp); group g is batch entry g.
-    std::int64_t const taps = std::int64_t(pr.t) * pr.r * pr.s, cg = pr.c_per_group(), kg = pr.k_per_group();
-    if constexpr (Cfg::direction == Direction::kFprop) {
-      p.a = a.x;  // gathered
-      p.batch_stride_a = cg;
-      p.b = a.w;
-      p.ldb = taps * cg;
-      p.batch_stride_b = kg * taps * cg;
-      p.d = a.y;
-      p.d_row_stride = pr.k;
-      p.batch_stride_d = kg;
-    } else if constexpr (Cfg::direction == Direction::kDgrad) {
-      p.a = a.y;  // gathered
-      p.batch_stride_a = kg;
-      p.b = a.w;  // the loader walks the tap's rows
-      p.batch_stride_b = kg * taps * cg;
-      p.d = a.x;
-      p.d_row_stride = pr.c;
-      p.batch_stride_d = cg;
-    } else {
-      p.a = a.y;
-      p.lda = pr.k;
-      p.batch_stride_a = kg;
-      p.b = a.x;  // gathered
-      p.batch_stride_b = cg;
-      p.d = a.w;
-      p.d_row_stride = taps * cg;
-      p.batch_stride_d = kg * taps * cg;
-    }
-    p.d_col_stride = 1;
-    p.tiles_m = int((g.m + GemmCfg::BM - 1) / GemmCfg::BM);
-    p.tiles_n = int((g.n + GemmCfg::BN - 1) / GemmCfg::BN);
-    p.raster_group = 8;
-    p.batch_count = pr.groups;
-    int const k_tiles = int((g.k + GemmCfg::BK - 1) / GemmCfg::BK);
-    p.k_tiles_per_split = (k_tiles + split_k_for(a) - 1) / split_k_for(a);
-    p.k_splits = (k_tiles + p.k_tiles_per_split - 1) / p.k_tiles_per_split;  // no empty slice
-    p.partials = static_cast<float*>(workspace);
-    p.epilogue = a.epilogue;
-    p.batch_columns = batch_columns(pr);
+    // The direction's tensors as A, B and D (conv/data_parallel.hpp); group g is batch entry g.
+    auto const p = data_parallel_params<GemmCfg, typename Cfg::Direction, typename Loader::Params>(pr, a.x, a.w, a.y, a.epilogue, split_k_for(a),
+                                                                                                 static_cast<float*>(workspace));
     auto kernel = gemm::sm80::loader_kernel<GemmCfg, Loader>;
     cudaError_t err = cudaSuccess;
     if (GemmCfg::smem_bytes > 48 * 1024) err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, GemmCfg::smem_bytes);

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../../support/conv_problem.hpp"
 #include "../support/device_check.hpp"
 #include "tessera/conv/conv.hpp"
 #include "tessera/epilogue/activations.hpp"
@@ -153,14 +154,7 @@ double run_conv(conv::Problem const& p, int split_k = 1, Scales const sc = {}) {
   return worst;
 }
 
-inline conv::Problem problem2d(int n, int h, int w, int c, int k, int r, int s, int pad_h, int pad_w, int stride, int dilation = 1, int groups = 1) {
-  conv::Problem p;
-  p.n = n, p.h = h, p.w = w, p.c = c, p.k = k, p.r = r, p.s = s, p.groups = groups;
-  p.pad_before = p.pad_after = {0, pad_h, pad_w};
-  p.stride = {1, stride, stride};
-  p.dilation = {1, dilation, dilation};
-  return p;
-}
+using test::problem2d;  // test/support/conv_problem.hpp
 
 
 // A problem whose inputs are staged in the workspace (small channels), run without one: the

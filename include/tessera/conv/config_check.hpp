@@ -1,7 +1,9 @@
 // The checks behind a conv::Config, on plain values: a conv::ConfigSpec is a direction and the
 // spec of the direction's GEMM (conv::Config<...>::Gemm::spec: its operand orders, element types,
 // tiles, warps or warpgroups, stages), and check() gives the first check it fails, with the
-// message the compiler prints for it, or the convolution's own where the GEMM's pass.
+// message the compiler prints for it, or the convolution's own where the GEMM's pass. Specs cover
+// the 16-bit convolutions (every direction, sm80 and sm_90a); conv::Config also takes fp8 and tf32
+// Fprop, which have no spec yet.
 //
 //   constexpr conv::ConfigSpec s{.direction = conv::Direction::kWgrad,
 //                                .gemm = {.arch_cc = 90, .a_k_major = false, .b_k_major = false,
@@ -54,7 +56,7 @@ enum class ConfigError {
   kNone,
   kGemm,     // the direction's GEMM fails gemm::check (gemm_error() says which)
   kOrders,   // the GEMM's operand orders are not the direction's
-  kTypes,    // not one 16-bit type for x, w and y with float accumulation
+  kTypes,    // not one 16-bit type for x, w and y with float accumulation (the specs' types so far)
   kCluster,  // a cluster on Hopper
   kAmd,      // an AMD target (the gfx9 convolution has no ConfigSpec here yet)
 };
@@ -62,9 +64,9 @@ enum class ConfigError {
 #define TESSERA_CONV_CONFIG_MSG_ORDERS                                                                                \
   "conv::Config: the GEMM's operand orders are not the direction's (Fprop: A and B K-major; Dgrad: A K-major, B " \
   "N-major; Wgrad: A M-major, B N-major); build the spec with conv::spec_of or take conv::Config<...>::Gemm::spec"
-#define TESSERA_CONV_CONFIG_MSG_TYPES                                                                                 \
-  "conv::Config: the convolution kernels gather 16-byte vectors of one 16-bit type; use bfloat16_t or half_t for x, " \
-  "w and y with float accumulation"
+#define TESSERA_CONV_CONFIG_MSG_TYPES                                                                                  \
+  "conv::check: a conv::ConfigSpec takes one 16-bit type for x, w and y with float accumulation (fp8 and tf32 Fprop " \
+  "are conv::Configs, not specs yet); use bfloat16_t or half_t"
 #define TESSERA_CONV_CONFIG_MSG_CLUSTER "conv::Config: the Hopper convolution takes no clusters yet; use ClusterShape<1, 1>"
 #define TESSERA_CONV_CONFIG_MSG_AMD \
   "conv::Config: no AMD convolution spec yet; use arch::Sm80 (Warps<M, N>) or arch::Sm90 (Warpgroups)"

@@ -71,15 +71,12 @@ double check(conv::Problem const& p, int expect) {
   TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
   auto const out = dir == conv::Direction::kFprop ? ddy.to_host() : dir == conv::Direction::kDgrad ? dx.to_host() : dw.to_host();
   auto const ref = test::conv_check::direct(p, dir, x, w, dy);
-  double worst = 0;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    double want = ref.want[i];
-    if constexpr (fused) want = std::max(0.0, want + double(bias[i % std::size_t(p.k)].to_float()));
-    double const have = out[i].to_float();
-    double const tol = std::ldexp(std::fabs(want), -7) + std::ldexp(ref.mag[i], -14) + 1e-6;
-    worst = std::max(worst, std::isfinite(have) ? std::fabs(have - want) / tol : INFINITY);
-  }
-  return worst;
+  auto const want = [&](std::size_t i) {
+    double const v = ref.want[i];
+    if constexpr (fused) return std::max(0.0, v + double(bias[i % std::size_t(p.k)].to_float()));
+    else return v;
+  };
+  return test::conv_check::worst_error(out, want, [&](std::size_t i) { return ref.mag[i]; }, 7, 14);
 }
 
 }  // namespace

@@ -65,6 +65,20 @@ Reference direct(conv::Problem const& p, conv::Direction dir, std::vector<EX> co
   return r;
 }
 
+// The worst |have - want| / tolerance over the outputs: want(i) the expected value, mag(i) the sum
+// of |products| behind it; the tolerance 2^-out_bits |want| + 2^-sum_bits mag + 1e-6 (an output
+// type's rounding and float accumulation's).
+template <class Out, class Want, class Mag>
+double worst_error(Out const& out, Want&& want, Mag&& mag, int out_bits, int sum_bits) {
+  double worst = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    double const w = want(i), have = value(out[i]);
+    double const tol = std::ldexp(std::fabs(w), -out_bits) + std::ldexp(mag(i), -sum_bits) + 1e-6;
+    worst = std::max(worst, std::isfinite(have) ? std::fabs(have - w) / tol : INFINITY);
+  }
+  return worst;
+}
+
 // Per-tensor scales for run_conv (the Hopper kernel's fp8 path): the two inputs' and the output's,
 // and whether to check the output's amax.
 struct Scales {
@@ -136,17 +150,16 @@ double run_conv(conv::Problem const& p, int split_k = 1, Scales const sc = {}) {
   Reference const ref = direct(p, dir, x, w, dy);
   int const out_bits = sizeof(decltype(out[0])) == 1 ? 3 : 7;
   int const sum_bits = std::is_same_v<EX, float> ? 10 : sizeof(EX) == 1 ? 12 : 14;
-  double worst = 0, peak = 0;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    double want = ref.want[i] * sc.a * sc.b;
-    if constexpr (fused) want = std::max(0.0, want + value(bias[i % std::size_t(p.k)]));
-    peak = std::max(peak, std::fabs(want));
-    want *= sc.d;
-    double const have = value(out[i]);
-    double const tol = std::ldexp(std::fabs(want), -out_bits) + std::ldexp(ref.mag[i] * std::fabs(sc.a * sc.b * sc.d), -sum_bits) + 1e-6;
-    worst = std::max(worst, std::isfinite(have) ? std::fabs(have - want) / tol : INFINITY);
-  }
+  auto const want = [&](std::size_t i) {  // before scale_d
+    double v = ref.want[i] * sc.a * sc.b;
+    if constexpr (fused) v = std::max(0.0, v + value(bias[i % std::size_t(p.k)]));
+    return v;
+  };
+  double const worst = worst_error(out, [&](std::size_t i) { return want(i) * sc.d; },
+                                   [&](std::size_t i) { return ref.mag[i] * std::fabs(sc.a * sc.b * sc.d); }, out_bits, sum_bits);
   if (sc.amax) {  // the largest |output| before scale_d
+    double peak = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) peak = std::max(peak, std::fabs(want(i)));
     double const got = amax.to_host()[0];
     INFO("amax " << got << ", want " << peak);
     CHECK(std::fabs(got - peak) <= std::ldexp(peak, -7) + 1e-3);

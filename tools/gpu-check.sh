@@ -65,11 +65,10 @@ done
 device_tests="$build/test/tessera_device_tests"
 small_filter="~[stress]~[large]~[fuzz]~[persistent]${SANITIZER_FILTER:-}"
 # SANITIZERS picks the tools (default: all three), SANITIZER_TIMEOUT the seconds each run may take
-# (default 300; racecheck 540). On an H200 at 9267611 the small suite ran past 500 s under
-# racecheck (the GEMM's odd-shape layout cases take 80-131 s each), past one call's 600 s with the
-# rest: give racecheck calls of its own, the suite split by SANITIZER_FILTER (a Catch2 filter added
-# to the small cases'), e.g. SECTIONS=sanitizers SANITIZERS=racecheck SANITIZER_FILTER='[gemm]',
-# then SANITIZER_FILTER='~[gemm]'.
+# (default 300; racecheck 540). Racecheck on the small suite took 103 s on an H100 at 9267611
+# and ran past 500 s on an H200 (the GEMM's odd-shape layout cases 80-131 s each there): on an
+# H200, give it calls of its own, the suite split by SANITIZER_FILTER (a Catch2 filter added to the
+# small cases'), e.g. SECTIONS=sanitizers SANITIZERS=racecheck SANITIZER_FILTER='[gemm]', then '~[gemm]'.
 tools=" ${SANITIZERS:-memcheck racecheck synccheck} "
 # Each test case's duration is printed as it ends, so that a run cut off by its timeout shows how
 # far it came.

@@ -218,6 +218,9 @@ class Conv {
         return Status::workspace_too_small("conv::Conv: C = " + std::to_string(a.problem.c) + " is staged in the workspace (" +
                                            (hopper ? "the input's im2col matrix" : "padded to 8 channels") +
                                            "): pass workspace_size(args) = " + std::to_string(workspace_size(a)) + " bytes");
+      if (reinterpret_cast<std::uintptr_t>(workspace) % 256 != 0)  // before anything is written to it
+        return Status::misaligned("conv::Conv: the workspace must be 256-byte aligned (the staged tensors are read as 16-byte "
+                                  "vectors and TMA tiles); allocate it with cudaMalloc or round its offset up to 256");
       Problem const& p = a.problem;
       Arguments const b = padded(a, workspace);
       if constexpr (hopper && sizeof(EX) == 2) {

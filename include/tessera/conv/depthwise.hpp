@@ -300,6 +300,9 @@ Status depthwise_can_implement(Problem const& p, Direction dir, void const* x, v
   if (p.c % V != 0)
     return Status::misaligned("conv::Conv: the depthwise kernel reads " + s(V) + " channels a vector; C = " + s(p.c) +
                               " is not a multiple of " + s(V) + ": pad the channels");
+  if (p.c / V > 65535)  // a launch's channel chunks (grid y) are at most 65535 of one vector
+    return Status::not_supported("conv::Conv: the depthwise kernel takes at most " + s(65535 * V) + " channels (C = " + s(p.c) +
+                                 "); split the channels over several calls");
   auto const misaligned = [](void const* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0; };
   if (misaligned(x) || misaligned(w) || misaligned(y))
     return Status::misaligned("conv::Conv: the depthwise kernel needs x, w and y 16-byte aligned; allocate with cudaMalloc");

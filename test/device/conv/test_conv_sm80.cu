@@ -176,7 +176,7 @@ TEST_CASE("conv depthwise (groups = C = K): the direct kernel, Fprop and Dgrad",
   CHECK(run_conv<Fp>(dw(2, 9, 8, 128, 7, 7, 5, 4, 3)) <= 1.0);        // 7x7, padding wider than half, stride 3
   CHECK(run_conv<Sm80Fprop<half_t>>(dw(2, 14, 14, 32, 3, 1, 1, 0, 1)) <= 1.0);  // asymmetric, f16
   CHECK(run_conv<Fp>(dw(1, 7, 5, 1024, 3, 3, 1, 1, 1)) <= 1.0);     // 128 vectors: four channel chunks a pixel
-  CHECK(run_conv<Fp>(dw(2, 6, 7, 56, 3, 3, 2, 0, 1)) <= 1.0);       // 7 vectors, pixels of a block span images
+  CHECK(run_conv<Fp>(dw(2, 6, 7, 56, 3, 3, 2, 0, 1)) <= 1.0);       // 7 vectors (a block of 7 x 36 threads), two images
   CHECK(run_conv<Dg>(dw(1, 11, 13, 264, 3, 3, 1, 1, 2)) <= 1.0);    // 33 vectors (chunks of 11), strided Dgrad
   CHECK(run_conv<Dg>(dw(2, 10, 9, 48, 5, 3, 2, 1, 1, 2)) <= 1.0);   // Dgrad, dilation 2
   for (int s : {3, 5, 7}) {  // the register windows (unit stride along W), widths not a multiple of a thread's outputs
@@ -186,6 +186,15 @@ TEST_CASE("conv depthwise (groups = C = K): the direct kernel, Fprop and Dgrad",
     CHECK(run_conv<Dg>(dw(1, 5, 6, 16, 1, s, 0, s - 1, 1)) <= 1.0);
   }
   CHECK(run_conv<Sm80Conv<half_t, conv::Dgrad>>(dw(2, 12, 11, 40, 3, 3, 1, 1, 1)) <= 1.0);  // f16 Dgrad
+  for (int s : {3, 5}) {  // the register windows with a stride or dilation along H only (unit along W)
+    conv::Problem q = dw(2, 11, 13, 24, s, s, s / 2, s / 2, 1);
+    q.stride = {1, 2, 1};
+    CHECK(run_conv<Fp>(q) <= 1.0);
+    CHECK(run_conv<Dg>(q) <= 1.0);  // Dgrad: only the rows the stride divides
+    q.stride = {1, 1, 1}, q.dilation = {1, 2, 1}, q.pad_before = q.pad_after = {0, s - 1, s / 2};
+    CHECK(run_conv<Fp>(q) <= 1.0);
+    CHECK(run_conv<Dg>(q) <= 1.0);
+  }
   using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::Relu>;
   CHECK(run_conv<Sm80Fprop<bfloat16_t, Epi>>(dw(2, 10, 12, 48, 3, 3, 1, 1, 1)) <= 1.0);  // bias (per channel) + ReLU
   conv::Problem p;

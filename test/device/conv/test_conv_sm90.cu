@@ -53,7 +53,16 @@ TEST_CASE("conv Fprop sm90: small-channel inputs (C = 1 to 7) as the im2col matr
   CHECK(run_conv<Cfg>(problem2d(2, 23, 21, 3, 64, 7, 7, 3, 3, 2)) <= 1.0);  // the ResNet stem's shape: 147 columns, padded to 152
   CHECK(run_conv<Cfg>(problem2d(3, 9, 10, 1, 24, 3, 3, 1, 1, 1)) <= 1.0);   // grayscale: 9 columns, one partial k-tile
   CHECK(run_conv<Cfg>(problem2d(1, 17, 13, 4, 40, 5, 5, 2, 2, 2)) <= 1.0);   // C = 4
-  CHECK(run_conv<Cfg>(problem2d(2, 11, 12, 7, 136, 3, 3, 1, 1, 1), 2) <= 1.0);  // C = 7, split-K after the staged tensors
+  CHECK(run_conv<Cfg>(problem2d(2, 11, 12, 7, 136, 3, 3, 1, 1, 1)) <= 1.0);  // C = 7: 63 columns, one k-tile
+  {  // C = 7, 5 x 5: 176 columns, three k-tiles, split in two: the split's workspace after the staged tensors
+    conv::Problem const q = problem2d(2, 11, 12, 7, 136, 5, 5, 2, 2, 1);
+    typename conv::Conv<Cfg>::Arguments args;
+    args.problem = q, args.split_k = 2;
+    std::size_t const split = conv::Conv<Cfg>::workspace_size(args);
+    args.split_k = 1;
+    CHECK(split > conv::Conv<Cfg>::workspace_size(args));
+    CHECK(run_conv<Cfg>(q, 2) <= 1.0);
+  }
   CHECK(run_conv<Sm90Fprop<half_t, epilogue::Identity, 64>>(problem2d(2, 16, 15, 3, 64, 7, 7, 3, 3, 2, 2)) <= 1.0);  // dilation 2, f16
   conv::Problem p;
   p.n = 2, p.d = 5, p.h = 6, p.w = 7, p.c = 3, p.k = 16, p.t = p.r = p.s = 3, p.pad_before = p.pad_after = {1, 1, 1}, p.stride = {2, 1, 2};
@@ -73,7 +82,7 @@ TEST_CASE("conv Fprop sm90: fp8 e4m3 with per-tensor scales and amax", "[gpu][co
   using F8 = conv::Config<arch::Sm90, float8_e4m3_t, float8_e4m3_t, bfloat16_t, float, conv::Fprop, gemm::BlockTile<128, 128, 128>,
                           gemm::Warpgroups<2>, gemm::Stages<4>>;
   CHECK(run_conv<F8>(problem2d(2, 9, 11, 128, 64, 3, 3, 1, 1, 1)) <= 1.0);
-  CHECK(run_conv<F8>(problem2d(2, 9, 11, 128, 64, 3, 3, 1, 1, 1), 1, {0.5f, 2.0f, 0.25f, true}) <= 1.0);  // scales, amax
+  CHECK(run_conv<F8>(problem2d(2, 9, 11, 128, 64, 3, 3, 1, 1, 1), 1, {0.5f, 0.25f, 4.0f, true}) <= 1.0);  // scales, amax
   CHECK(run_conv<F8>(problem2d(1, 13, 12, 256, 136, 3, 3, 1, 1, 2), 0, {1.0f, 0.125f, 1.0f, true}) <= 1.0);  // stride 2, automatic split
   CHECK(run_conv<F8>(problem2d(3, 8, 9, 256, 72, 1, 1, 0, 0, 1)) <= 1.0);                                   // 1 x 1: tiled loads
   CHECK(run_conv<F8>(problem2d(2, 8, 8, 512, 64, 3, 3, 1, 1, 1, 1, 4), 2, {2.0f, 1.0f, 0.5f, true}) <= 1.0);  // groups = 4, split-K
@@ -85,6 +94,14 @@ TEST_CASE("conv Fprop sm90: fp8 e4m3 with per-tensor scales and amax", "[gpu][co
   using F8Out = conv::Config<arch::Sm90, float8_e4m3_t, float8_e4m3_t, float8_e4m3_t, float, conv::Fprop, gemm::BlockTile<128, 128, 128>,
                              gemm::Warpgroups<2>, gemm::Stages<4>>;
   CHECK(run_conv<F8Out>(problem2d(2, 9, 7, 128, 64, 3, 3, 1, 1, 1), 1, {1.0f, 1.0f, 0.125f, true}) <= 1.0);
+}
+
+TEST_CASE("conv sm90: per-tensor scales map to each direction's operands", "[gpu][conv][sm90]") {
+  test::require_gpu();
+  Scales const sc{0.5f, 0.25f, 4.0f, true};  // the two inputs' scales and the output's, amax checked
+  CHECK(run_conv<Sm90Fprop<bfloat16_t>>(problem2d(2, 9, 11, 64, 40, 3, 3, 1, 1, 1), 1, sc) <= 1.0);
+  CHECK(run_conv<Sm90Conv<bfloat16_t, conv::Dgrad>>(problem2d(2, 9, 11, 64, 64, 3, 3, 1, 1, 1), 1, sc) <= 1.0);
+  CHECK(run_conv<Sm90Conv<bfloat16_t, conv::Wgrad, 128, 256>>(problem2d(2, 9, 11, 64, 64, 3, 3, 1, 1, 1), 2, sc) <= 1.0);
 }
 
 TEST_CASE("conv Dgrad sm90: unit stride through the flipped filter, 1-D to 3-D, groups", "[gpu][conv][sm90]") {

@@ -72,27 +72,7 @@ class Conv {
   using Loader = sm80::Loader<GemmCfg, typename Cfg::Direction>;
   using Loader90 = sm90::Loader<GemmCfg, typename Cfg::Direction>;
 
-  // The three tensors; the direction reads two and writes the third: Fprop reads x and w and
-  // writes y; Dgrad reads y (dY) and w and writes x (dX); Wgrad reads y (dY) and x and writes w (dW).
-  struct Arguments {
-    Problem problem;
-    EX* x = nullptr;
-    EW* w = nullptr;
-    EY* y = nullptr;
-    typename Cfg::Epilogue epilogue{};
-    // The GEMM's K in this many slices, summed through the workspace (workspace_size). 0: chosen
-    // by split_k_for, enough slices for the output tiles to fill the GPU: what Wgrad wants, whose
-    // K (N Z P Q) is long and output (K x T R S C / g) small.
-    int split_k = 1;
-    // Per-tensor scales (device pointers to one float each; null: 1), for fp8 tensors (the Hopper
-    // kernel): an input's scale multiplies its values, the written tensor's multiplies the result
-    // (after the chain), and *amax (when not null; zeroed first) receives the largest |result|
-    // before the written tensor's scale, as cuBLASLt's and cuDNN's fp8 operations define them.
-    float const* scale_x = nullptr;
-    float const* scale_w = nullptr;
-    float const* scale_y = nullptr;
-    float* amax = nullptr;
-  };
+  using Arguments = conv::Arguments<Cfg>;  // conv/config.hpp
 
   // The slices a run uses: split_k, or the automatic choice for 0 (at most kMaxSplit, each slice
   // at least four k-tiles, none empty).

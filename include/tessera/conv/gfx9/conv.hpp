@@ -46,24 +46,7 @@ class Conv {
   using EY = typename Cfg::ElementY;
   using Loader = gfx9::Loader<GemmCfg, typename Cfg::Direction>;
 
-  // The three tensors; the direction reads two and writes the third: Fprop reads x and w and
-  // writes y; Dgrad reads y (dY) and w and writes x (dX); Wgrad reads y (dY) and x and writes w (dW).
-  struct Arguments {
-    Problem problem;
-    EX* x = nullptr;
-    EW* w = nullptr;
-    EY* y = nullptr;
-    typename Cfg::Epilogue epilogue{};
-    // The GEMM's K in this many slices, summed through the workspace (workspace_size). 0: enough
-    // slices for the output tiles to fill the GPU (what Wgrad wants: its K, N Z P Q, is long).
-    int split_k = 1;
-    // The per-tensor scales and amax of fp8 tensors (conv/conv.hpp): applied by the Hopper kernel
-    // only; here they must stay null (can_implement says so).
-    float const* scale_x = nullptr;
-    float const* scale_w = nullptr;
-    float const* scale_y = nullptr;
-    float* amax = nullptr;
-  };
+  using Arguments = conv::Arguments<Cfg>;  // conv/config.hpp
 
   static constexpr int kMaxSplit = 32;
   static int split_k_for(Arguments const& a) {

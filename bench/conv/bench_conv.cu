@@ -199,6 +199,10 @@ using Dgrad90 = conv::Config<arch::Sm90, E, E, E, float, conv::Dgrad, gemm::Bloc
 template <class E, int BM>
 using Wgrad90 = conv::Config<arch::Sm90, E, E, E, float, conv::Wgrad, gemm::BlockTile<BM, 256, 64>, gemm::Warpgroups<BM / 64>,
                              gemm::Stages<4>>;
+// Clusters of two blocks (CM x CN) sharing the tile they have in common (multicast).
+template <class E, class Dir, int BN, int S, int CM, int CN>
+using Cluster90 = conv::Config<arch::Sm90, E, E, E, float, Dir, gemm::BlockTile<128, BN, 64>,
+                               gemm::Warpgroups<2, gemm::Cooperative, gemm::ClusterShape<CM, CN>>, gemm::Stages<S>>;
 template <class E, class Dir>
 using Conv80 = conv::Config<arch::Sm80, E, E, E, float, Dir, gemm::BlockTile<128, 128, 32>, gemm::Warps<2, 2>, gemm::Stages<4>>;
 // The ResNet block's epilogue: + bias[k], + the shortcut R (Y's shape), ReLU.
@@ -437,6 +441,10 @@ BENCHMARK(BM_cudnn<bfloat16_t, conv::Wgrad, resnet_layer>)->Name("conv_bf16_wgra
 BENCHMARK(BM_config<Fprop90<bfloat16_t, 64, 8>>)->Name("conv_bf16_fprop/tessera_128x64_s8")->Apply(resnet50);
 BENCHMARK(BM_config<Fprop90<bfloat16_t, 128, 6>>)->Name("conv_bf16_fprop/tessera_128x128_s6")->Apply(resnet50);
 BENCHMARK(BM_config<Fprop90<bfloat16_t, 256, 4>>)->Name("conv_bf16_fprop/tessera_128x256_s4")->Apply(resnet50);
+// Clusters: Fprop shares A's im2col boxes along N (1 x 2), Wgrad X's boxes along M (2 x 1); against
+// tessera_128x256_s4 and the Wgrad pick (docs/performance.md: slower on every layer measured).
+BENCHMARK(BM_config<Cluster90<bfloat16_t, conv::Fprop, 256, 4, 1, 2>>)->Name("conv_bf16_fprop/tessera_128x256_s4_c1x2")->Apply(resnet50);
+BENCHMARK(BM_config<Cluster90<bfloat16_t, conv::Wgrad, 256, 4, 2, 1>>)->Name("conv_bf16_wgrad/tessera_128x256_s4_c2x1")->Apply(resnet50);
 BENCHMARK(BM_tessera<half_t, conv::Fprop, resnet_layer>)->Name("conv_f16_fprop/tessera")->Apply(resnet50);
 BENCHMARK(BM_cudnn<half_t, conv::Fprop, resnet_layer>)->Name("conv_f16_fprop/cudnn")->Apply(resnet50);
 BENCHMARK(BM_tessera<half_t, conv::Dgrad, resnet_layer>)->Name("conv_f16_dgrad/tessera")->Apply(resnet50);

@@ -48,11 +48,9 @@ struct Config {
                          gemm::Config<Arch_, ElementX_, RowMajor, ElementW_, ColumnMajor, ElementY_, ElementAccumulator_, Tile_, Warps_,
                                       Stages_, Epilogue_>>>;
 
-  // The Hopper kernel's loaders (conv/sm90/im2col_loader.hpp) share no tiles across a cluster
-  // yet. (gemm::Config itself asks for a k-tile of one 128-byte swizzle span.)
+  // (gemm::Config checks the tiles, warpgroups and clusters: the Hopper kernel's loaders share
+  // tiles across a cluster as the GEMM's do, conv/sm90/im2col.hpp.)
   static constexpr bool hopper = Gemm::warp_specialized;
-  static constexpr bool hopper_no_cluster = !hopper || Gemm::cluster_m * Gemm::cluster_n == 1;
-  static_assert(hopper_no_cluster, "conv::Config: the Hopper convolution takes no clusters yet; use ClusterShape<1, 1>");
 };
 
 // conv::Conv<Cfg>::Arguments (the CUDA and the gfx9 Conv alike): the problem and the three

@@ -57,7 +57,6 @@ enum class ConfigError {
   kGemm,     // the direction's GEMM fails gemm::check (gemm_error() says which)
   kOrders,   // the GEMM's operand orders are not the direction's
   kTypes,    // not one 16-bit type for x, w and y with float accumulation (the specs' types so far)
-  kCluster,  // a cluster on Hopper
   kAmd,      // an AMD target (the gfx9 convolution has no ConfigSpec here yet)
 };
 
@@ -67,7 +66,6 @@ enum class ConfigError {
 #define TESSERA_CONV_CONFIG_MSG_TYPES                                                                                  \
   "conv::check: a conv::ConfigSpec takes one 16-bit type for x, w and y with float accumulation (fp8 and tf32 Fprop " \
   "are conv::Configs, not specs yet); use bfloat16_t or half_t"
-#define TESSERA_CONV_CONFIG_MSG_CLUSTER "conv::Config: the Hopper convolution takes no clusters yet; use ClusterShape<1, 1>"
 #define TESSERA_CONV_CONFIG_MSG_AMD \
   "conv::Config: no AMD convolution spec yet; use arch::Sm80 (Warps<M, N>) or arch::Sm90 (Warpgroups)"
 
@@ -82,7 +80,6 @@ constexpr ConfigError check(ConfigSpec const& s) {
   if (g.a_k_major != a_k_major(s.direction) || g.b_k_major != b_k_major(s.direction)) return ConfigError::kOrders;
   bool const sixteen = g.a == gemm::Dtype::kBf16 || g.a == gemm::Dtype::kF16;
   if (!sixteen || g.b != g.a || g.d != g.a || g.acc != gemm::Dtype::kF32) return ConfigError::kTypes;
-  if (g.warp_specialized() && g.cluster_m * g.cluster_n != 1) return ConfigError::kCluster;
   return ConfigError::kNone;
 }
 
@@ -93,7 +90,6 @@ constexpr char const* config_error_message(ConfigSpec const& s) {
     case ConfigError::kGemm: return gemm::config_error_message(gemm_error(s));
     case ConfigError::kOrders: return TESSERA_CONV_CONFIG_MSG_ORDERS;
     case ConfigError::kTypes: return TESSERA_CONV_CONFIG_MSG_TYPES;
-    case ConfigError::kCluster: return TESSERA_CONV_CONFIG_MSG_CLUSTER;
     case ConfigError::kAmd: return TESSERA_CONV_CONFIG_MSG_AMD;
   }
   return "unknown conv::ConfigError";

@@ -228,7 +228,7 @@ class Conv {
     GemmShape const g = gemm_shape(a.problem, Cfg::direction);
     int const k_tiles = int((g.k + GemmCfg::BK - 1) / GemmCfg::BK), split = split_k_for(a);
     return gemm::sm90::WorkGrid{int((g.m + GemmCfg::BM - 1) / GemmCfg::BM), int((g.n + GemmCfg::BN - 1) / GemmCfg::BN), a.problem.groups,
-                                k_tiles, split, (k_tiles + split - 1) / split, 8, 1, 1};
+                                k_tiles, split, (k_tiles + split - 1) / split, 8, GemmCfg::cluster_m, GemmCfg::cluster_n};
   }
   static Status run_sm90(Arguments const& a, void* workspace, cudaStream_t stream) {
     Problem const& pr = a.problem;

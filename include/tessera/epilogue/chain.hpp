@@ -18,6 +18,19 @@
 //   TESSERA_HD float operator()(float x, Coord const&, ColumnValues v) const;  // v[j]: vector j at c.col
 //
 // Both calls of a stage give the same result; the chain numbers its stages' vectors in order.
+//
+// Source matrices: a stage that reads a matrix of the output's shape (a residual, C for beta)
+// may declare it, so that a kernel loads a tile's block of it in bulk (coalesced copies into
+// shared memory, then each thread its fragment's values) instead of every thread loading its own
+// elements, a warp's load touching eight rows at once (the sm90 GEMM does, for a 16-bit source
+// and output; elsewhere the stage reads its values itself):
+//
+//   using Source = bfloat16_t;                                 // its element type
+//   static constexpr int source_matrices = 1;
+//   TESSERA_HD MatrixRef<Source> source() const;               // where it is (ptr null: none read)
+//   TESSERA_HD float operator()(float x, Coord const&, SourceValue v) const;  // v.value: its value at c
+//
+// A chain takes at most one such stage.
 #pragma once
 
 #include <concepts>
@@ -58,6 +71,26 @@ struct ColumnValues {
   int stride;
   TESSERA_HD float operator[](int j) const { return at[j * stride]; }
   TESSERA_HD ColumnValues from(int j) const { return {at + j * stride, stride}; }
+};
+
+// The value of an element's source matrix, loaded by the kernel.
+struct SourceValue {
+  float value;
+};
+
+// The source matrices a stage (or chain) declares: 0 unless it has `source_matrices`.
+template <class S>
+inline constexpr int source_matrices_of = [] {
+  if constexpr (requires { { S::source_matrices } -> std::convertible_to<int>; }) return int(S::source_matrices);
+  else return 0;
+}();
+
+// A stage that declares a source matrix and reads it both ways.
+template <class S>
+concept SourceStage = Stage<S> && requires(S const& s, float x, Coord c, SourceValue v) {
+  typename S::Source;
+  s.source();
+  { s(x, c, v) } -> std::convertible_to<float>;
 };
 
 // The column vectors a stage (or chain) declares: 0 unless it has `column_vectors`.
@@ -109,6 +142,24 @@ struct StageInit {
   }
 };
 
+// The element type of the first stage that declares a source matrix (void: none does).
+template <class S, bool = (source_matrices_of<S> > 0)>
+struct OwnSource {
+  using type = void;
+};
+template <class S>
+struct OwnSource<S, true> {
+  using type = typename S::Source;
+};
+template <class... S>
+struct SourceOf {
+  using type = void;
+};
+template <class S0, class... S>
+struct SourceOf<S0, S...> {
+  using type = std::conditional_t<(source_matrices_of<S0> > 0), typename OwnSource<S0>::type, typename SourceOf<S...>::type>;
+};
+
 // Any initializers but one per stage (Epi{{d_bias}} for a chain of two stages): one error.
 struct TooFewInitializers {
   template <class... A>
@@ -124,6 +175,11 @@ struct Chain {
   static_assert(((column_vectors_of<Stages> == 0 || ColumnStage<Stages>) && ...),
                 "epilogue::Chain: a stage that declares column_vectors needs `float column_value(int j, int col) const` "
                 "and `float operator()(float, Coord const&, ColumnValues) const`; see Bias in epilogue/tensor_stages.hpp");
+  static_assert(((source_matrices_of<Stages> == 0 || SourceStage<Stages>) && ...),
+                "epilogue::Chain: a stage that declares source_matrices needs `using Source`, `MatrixRef<Source> source() const` "
+                "and `float operator()(float, Coord const&, SourceValue) const`; see ResidualAdd in epilogue/tensor_stages.hpp");
+  static_assert((source_matrices_of<Stages> + ... + 0) <= 1,
+                "epilogue::Chain: at most one stage may declare a source matrix; read the others as plain stages");
   Tuple<Stages...> stages;
 
   constexpr Chain() = default;
@@ -156,6 +212,29 @@ struct Chain {
   // The chain with the column vectors' values staged: v[j] is vector j's value at c.col.
   TESSERA_HD float operator()(float x, Coord const& c, ColumnValues v) const {
     return staged(x, c, v, std::index_sequence_for<Stages...>{});
+  }
+
+  // The stages' source matrix (at most one): its element type (void: none) and where it is.
+  static constexpr int source_matrices = (source_matrices_of<Stages> + ... + 0);
+  using Source = typename detail::SourceOf<Stages...>::type;
+  TESSERA_HD auto source() const
+    requires(source_matrices > 0)
+  {
+    return source_of(std::index_sequence_for<Stages...>{});
+  }
+
+  // The chain with the column vectors staged and the source matrix's value at c loaded: the source
+  // stage reads `source`, the column stages v.
+  TESSERA_HD float operator()(float x, Coord const& c, ColumnValues v, SourceValue source) const {
+    return staged(x, c, v, source, std::index_sequence_for<Stages...>{});
+  }
+
+  // The same with the column vectors read from memory.
+  TESSERA_HD float operator()(float x, Coord const& c, SourceValue source) const {
+    return fold(stages, x, [&c, source](float acc, auto const& stage) {
+      if constexpr (source_matrices_of<std::remove_cvref_t<decltype(stage)>> > 0) return float(stage(acc, c, source));
+      else return float(stage(acc, c));
+    });
   }
 
   static constexpr int size = int(sizeof...(Stages));
@@ -231,6 +310,27 @@ struct Chain {
   TESSERA_HD static float staged_stage(S const& s, float x, Coord const& c, ColumnValues v) {
     if constexpr (column_vectors_of<S> > 0) return float(s(x, c, v));
     else return float(s(x, c));
+  }
+  template <std::size_t... Is>
+  TESSERA_HD float staged(float x, Coord const& c, ColumnValues v, SourceValue source, std::index_sequence<Is...>) const {
+    ((x = staged_stage(get<Is>(stages), x, c, v.from(first_vector<Is>), source)), ...);
+    return x;
+  }
+  template <class S>
+  TESSERA_HD static float staged_stage(S const& s, float x, Coord const& c, ColumnValues v, SourceValue source) {
+    if constexpr (source_matrices_of<S> > 0) return float(s(x, c, source));
+    else return staged_stage(s, x, c, v);
+  }
+
+  // The index of the source stage (sizeof...(Stages) where there is none).
+  static constexpr std::size_t first_source = [] {
+    std::size_t i = 0, found = sizeof...(Stages);
+    ((found = found == sizeof...(Stages) && source_matrices_of<Stages> > 0 ? i : found, ++i), ...);
+    return found;
+  }();
+  template <std::size_t... Is>
+  TESSERA_HD auto source_of(std::index_sequence<Is...>) const {
+    return get<first_source>(stages).source();
   }
 };
 

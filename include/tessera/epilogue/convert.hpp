@@ -54,6 +54,24 @@ TESSERA_HD std::uint32_t convert_output_packed(float lo, float hi) {
   return std::uint32_t(convert_output<T>(lo).bits()) | std::uint32_t(convert_output<T>(hi).bits()) << 16;
 }
 
+// Element e (0: the low half) of two 16-bit values of type T packed in one word, as a float:
+// bfloat16 by a shift, half by the conversion instruction on the device (the types' portable
+// decode handles subnormals and NaNs in code).
+template <class T>
+TESSERA_HD float unpack_half(std::uint32_t packed, int e) {
+  static_assert(sizeof(T) == 2, "unpack_half: unpacks 16-bit values");
+  std::uint16_t const bits = std::uint16_t(e == 0 ? packed & 0xFFFFu : packed >> 16);
+#if TESSERA_DEVICE_PASS && defined(TESSERA_CUDA)
+  if constexpr (std::is_same_v<T, bfloat16_t>) return __uint_as_float(std::uint32_t(bits) << 16);
+  if constexpr (std::is_same_v<T, half_t>) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(bits));
+    return f;
+  }
+#endif
+  return T::from_bits(bits).to_float();
+}
+
 // Two neighbouring outputs at once: convert_output of each, in one instruction where the device
 // has one (cvt.rn.bf16x2 / f16x2 on sm_80 and later) instead of two conversions and a pack.
 template <class T>

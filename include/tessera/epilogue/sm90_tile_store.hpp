@@ -18,7 +18,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "tessera/arch/sm80/ldmatrix.hpp"  // smem_address
+#include "tessera/arch/sm80/cp_async.hpp"
+#include "tessera/arch/sm80/ldmatrix.hpp"  // smem_address, ldmatrix_x4
 #include "tessera/arch/sm90/stmatrix.hpp"
 #include "tessera/arch/sm90/tensor_map.hpp"
 #include "tessera/arch/sm90/tma.hpp"
@@ -82,6 +83,16 @@ struct Sm90TileStore {
                                           std::uint32_t(Rows), swizzle);
   }
 
+  // A tile's block of a source matrix (epilogue/chain.hpp: a residual, C), which store() copies
+  // into the staging buffers a group of chunks at a time and hands each thread its fragment's
+  // values of (as the pairs of its outputs): 16-bit elements from `at`, the tile's first (16-byte
+  // aligned), rows `row_stride` elements apart (a multiple of 8).
+  struct SourceTile {
+    char const* at;
+    std::int64_t row_stride;
+  };
+  struct NoSource {};
+
   TESSERA_DEVICE static ED element(Pair const& pair, int e) {
     if constexpr (sizeof(ED) == 2) {
       return ED::from_bits(std::uint16_t(e == 0 ? pair & 0xFFFFu : pair >> 16));
@@ -118,9 +129,13 @@ struct Sm90TileStore {
   // in groups, evaluate(ch, out) filling chunk ch's pairs with nothing between a group's chunks (a
   // bias's loads all in flight). Interior: the tile lies inside D (no bounds checks). `chunk`
   // counts the consumer's staged chunks (the ring's position) across its tiles.
-  template <bool Interior, class Evaluate>
+  // With a SourceTile, evaluate(ch, out, source) also gets chunk ch's source values, pair k of
+  // half mh in source[mh][k] as out's.
+  template <bool Interior, class Evaluate, class Source = NoSource>
   TESSERA_DEVICE static void store(Params const& p, int row_base, int col_base, int batch, int c, int thread, char* staging, int& chunk,
-                                   Evaluate&& evaluate) {
+                                   Evaluate&& evaluate, Source const& source = {}) {
+    constexpr bool sourced = std::is_same_v<Source, SourceTile>;
+    static_assert(!sourced || sizeof(ED) == 2, "epilogue::Sm90TileStore: a source tile is read for 16-bit D only");
     constexpr int Group = staging_group(Interior);
     constexpr bool batched = MHalves == 1;  // else each chunk is staged once evaluated (two row halves' registers)
     constexpr int Sets = Buffers / Group;   // groups the buffers hold
@@ -158,18 +173,42 @@ struct Sm90TileStore {
         arch::sm90::tma_store_commit();
       }
     };
+    // Chunk ch evaluated into out, with its source values where there is a source.
+    auto const evaluate_chunk = [&](int ch, Chunk& out) {
+      if constexpr (sourced) {
+        Chunk values;
+        read_source(buffer(ch), values, warp, lane);
+        evaluate(ch, out, values);
+      } else {
+        evaluate(ch, out);
+      }
+    };
     TESSERA_UNROLL
     for (int ch0 = 0; ch0 < Chunks; ch0 += Group) {
+      if constexpr (sourced) {
+        // The group's buffers are free once every store has read them; each warp then copies the
+        // source rows it stages (its own: no block barrier between its reads and its writes).
+        if (p.tma) {
+          if (thread == 0) arch::sm90::tma_store_wait_read<0>();
+          pipeline::consumer_barrier(c);
+        }
+        TESSERA_UNROLL
+        for (int i = 0; i < Group; ++i) copy_source(source, ch0 + i, buffer(ch0 + i), warp, lane);
+        arch::cp_async_commit();
+        arch::cp_async_wait<0>();
+        __syncwarp();
+      }
       if constexpr (batched) {
         Pair out[Group][MHalves][ChunkPairs];
         TESSERA_UNROLL
-        for (int i = 0; i < Group; ++i) evaluate(ch0 + i, out[i]);
-        if constexpr (Sets == 1) {
+        for (int i = 0; i < Group; ++i) evaluate_chunk(ch0 + i, out[i]);
+        if constexpr (Sets == 1 && !sourced) {
           if (p.tma) {
             if (thread == 0) arch::sm90::tma_store_wait_read<0>();
             pipeline::consumer_barrier(c);
           }
         }
+        if constexpr (sourced) __syncwarp();  // the warp's source reads before its stages
         TESSERA_UNROLL
         for (int i = 0; i < Group; ++i) put(ch0 + i, out[i]);
       } else {
@@ -177,7 +216,8 @@ struct Sm90TileStore {
         TESSERA_UNROLL
         for (int i = 0; i < Group; ++i) {
           Pair out[MHalves][ChunkPairs];
-          evaluate(ch0 + i, out);
+          evaluate_chunk(ch0 + i, out);
+          if constexpr (sourced) __syncwarp();
           put(ch0 + i, out);
         }
       }
@@ -192,6 +232,35 @@ struct Sm90TileStore {
   }
 
  private:
+  // Chunk ch of the source tile into its staging buffer, in stage()'s layout: warp w copies the
+  // rows it stages (16 w .. 16 w + 15 of each half), 16 bytes a copy.
+  TESSERA_DEVICE static void copy_source(SourceTile const& source, int ch, char* buffer, int warp, int lane) {
+    constexpr auto layout = Tile::layout();
+    constexpr int pieces = EpiCols / 8;  // 16-byte pieces a row
+    TESSERA_UNROLL
+    for (int mh = 0; mh < MHalves; ++mh)
+      TESSERA_UNROLL
+      for (int q = 0; q < EpiCols / 16; ++q) {
+        int const i = lane + 32 * q, row = 64 * mh + 16 * warp + i / pieces, col = 8 * (i % pieces);
+        arch::cp_async_zfill<16>(arch::smem_address(buffer + int(layout(row, col)) * 2),
+                                 source.at + (row * source.row_stride + EpiCols * ch + col) * 2, 16);
+      }
+  }
+  // A thread's values of a chunk of the source tile, from its staging buffer: stage()'s inverse.
+  TESSERA_DEVICE static void read_source(char const* buffer, Chunk& values, int warp, int lane) {
+    constexpr auto layout = Tile::layout();
+    TESSERA_UNROLL
+    for (int mh = 0; mh < MHalves; ++mh)
+      TESSERA_UNROLL
+      for (int jp = 0; jp < EpiCols / 16; ++jp) {
+        int const m = lane / 8, row = 64 * mh + 16 * warp + 8 * (m % 2) + lane % 8, col = 8 * (2 * jp + m / 2);
+        std::uint32_t r[4];
+        arch::ldmatrix_x4(r, arch::smem_address(buffer + int(layout(row, col)) * 2));
+        TESSERA_UNROLL
+        for (int i = 0; i < 4; ++i) values[mh][4 * jp + i] = r[i];
+      }
+  }
+
   // A chunk into its staging buffer: for 16-bit D four 8 x 8 matrices per stmatrix (matrix i of
   // step jp holds pairs 4 jp + i; lane l gives the address of row l % 8 of matrix l / 8), else one
   // pair per thread at its place in the fragment.

@@ -62,6 +62,20 @@ struct LinearCombination {
     if (beta != 0.0f) y += beta * c[at];
     return y;
   }
+
+  // C is a source matrix (epilogue/chain.hpp), read only where beta is not 0.
+  using Source = T;
+  static constexpr int source_matrices = 1;
+  TESSERA_HD MatrixRef<T> source() const {
+    MatrixRef<T> r = c;
+    if (beta == 0.0f) r.ptr = nullptr;
+    return r;
+  }
+  TESSERA_HD float operator()(float x, Coord const&, SourceValue v) const {
+    float y = alpha * x;
+    if (beta != 0.0f) y += beta * v.value;
+    return y;
+  }
 };
 
 // Which index of a vector an element uses: its row (one value per output row, e.g. a per-channel
@@ -125,6 +139,12 @@ template <class T = float>
 struct ResidualAdd {
   MatrixRef<T> residual{};
   TESSERA_HD float operator()(float x, Coord const& c) const { return x + residual[c]; }
+
+  // R is a source matrix (epilogue/chain.hpp).
+  using Source = T;
+  static constexpr int source_matrices = 1;
+  TESSERA_HD MatrixRef<T> source() const { return residual; }
+  TESSERA_HD float operator()(float x, Coord const&, SourceValue v) const { return x + v.value; }
 };
 
 }  // namespace tessera::epilogue

@@ -98,6 +98,10 @@ double run_conv(conv::Problem const& p, int split_k = 1, Scales const sc = {}) {
   using EY = typename Cfg::ElementY;
   constexpr conv::Direction dir = Cfg::direction;
   constexpr bool fused = !std::is_same_v<typename Cfg::Epilogue, epilogue::Identity>;
+  // A chain with a source matrix is the ResNet block's (bias, residual, ReLU): the residual has
+  // the written tensor's shape (Fprop Y, Dgrad dX).
+  constexpr bool residual = Cfg::Epilogue::source_matrices > 0;
+  static_assert(!residual || dir != conv::Direction::kWgrad, "run_conv: a residual is of Y's or dX's shape; not for Wgrad");
   constexpr bool scaled = Cfg::Gemm::warp_specialized;  // the Hopper kernel takes scales
   std::mt19937 rng(std::uint32_t(p.n * 131 + p.h * 17 + p.c + p.k * 7 + p.r + int(dir)));
   std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -110,7 +114,11 @@ double run_conv(conv::Problem const& p, int split_k = 1, Scales const sc = {}) {
   std::vector<EX> const x = dir != conv::Direction::kDgrad ? values(p.input_elements(), EX{}) : std::vector<EX>{};
   std::vector<EW> const w = dir != conv::Direction::kWgrad ? values(p.filter_elements(), EW{}) : std::vector<EW>{};
   std::vector<EY> const dy = dir != conv::Direction::kFprop ? values(p.output_elements(), EY{}) : std::vector<EY>{};
-  auto const bias = values(p.k, EY{});
+  int const channels = dir == conv::Direction::kDgrad ? p.c : p.k;  // the written tensor's
+  std::int64_t const written = dir == conv::Direction::kDgrad ? p.input_elements() : p.output_elements();
+  auto const bias = values(channels, EY{});
+  auto const shortcut = residual ? values(written, EY{}) : std::vector<EY>(1);
+  test::DeviceBuffer<EY> const dshortcut(shortcut);
   test::DeviceBuffer<EX> dx(x.empty() ? std::size_t(p.input_elements()) : 0);
   test::DeviceBuffer<EW> dw(w.empty() ? std::size_t(p.filter_elements()) : 0);
   test::DeviceBuffer<EY> ddy(dy.empty() ? std::size_t(p.output_elements()) : 0), dbias(bias);
@@ -135,7 +143,8 @@ double run_conv(conv::Problem const& p, int split_k = 1, Scales const sc = {}) {
     }
     if (sc.amax) args.amax = amax.get();
   }
-  if constexpr (fused) args.epilogue = Cfg::Epilogue::make(dbias.get());
+  if constexpr (residual) args.epilogue = Cfg::Epilogue::make(dbias.get(), epilogue::MatrixRef<EY>::row_major(dshortcut.get(), channels));
+  else if constexpr (fused) args.epilogue = Cfg::Epilogue::make(dbias.get());
   std::size_t const bytes = conv::Conv<Cfg>::workspace_size(args);
   test::DeviceBuffer<char> workspace(bytes > 0 ? bytes : 1);
   Status const s = conv::Conv<Cfg>{}.run(args, bytes > 0 ? workspace.get() : nullptr);
@@ -152,7 +161,8 @@ double run_conv(conv::Problem const& p, int split_k = 1, Scales const sc = {}) {
   int const sum_bits = std::is_same_v<EX, float> ? 10 : sizeof(EX) == 1 ? 12 : 14;
   auto const want = [&](std::size_t i) {  // before scale_d
     double v = ref.want[i] * sc.a * sc.b;
-    if constexpr (fused) v = std::max(0.0, v + value(bias[i % std::size_t(p.k)]));
+    if constexpr (residual) v = std::max(0.0, v + value(bias[i % std::size_t(channels)]) + value(shortcut[i]));
+    else if constexpr (fused) v = std::max(0.0, v + value(bias[i % std::size_t(channels)]));
     return v;
   };
   double const worst = worst_error(out, [&](std::size_t i) { return want(i) * sc.d; },

@@ -134,9 +134,11 @@ TEST_CASE("conv::check refuses what the convolution kernels cannot take, with it
   CHECK_THAT(conv::config_error_message(fp8), Catch::StartsWith("conv::check: a conv::ConfigSpec takes one 16-bit type for x, w and y"));
   conv::ConfigSpec cluster = sm90(conv::Direction::kFprop, 128, 4);
   cluster.gemm.cluster_m = 2;
-  CHECK(conv::check(cluster) == conv::ConfigError::kCluster);
-  CHECK(std::string(conv::config_error_message(cluster)) ==
-        "conv::Config: the Hopper convolution takes no clusters yet; use ClusterShape<1, 1>");
+  CHECK(conv::check(cluster) == conv::ConfigError::kNone);  // the loaders share tiles in clusters as the GEMM's do
+  conv::ConfigSpec dgrad_cluster = sm90(conv::Direction::kDgrad, 64, 8);
+  dgrad_cluster.gemm.cluster_m = 2;  // Dgrad's B is N-major: shared in whole 64-column blocks of a 128-wide tile
+  CHECK(conv::check(dgrad_cluster) == conv::ConfigError::kGemm);
+  CHECK(std::string(conv::config_error_message(dgrad_cluster)) == gemm::config_error_message(gemm::ConfigError::kCluster));
   conv::ConfigSpec amd = conv::spec_of(0, conv::Direction::kFprop, gemm::Dtype::kF16);
   amd.gemm.gfx = 0x90a;
   CHECK(conv::check(amd) == conv::ConfigError::kAmd);

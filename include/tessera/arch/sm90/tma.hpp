@@ -108,6 +108,35 @@ TESSERA_DEVICE inline void tma_load_im2col_5d(std::uint32_t dst, TmaDescriptor c
       : "memory");
 }
 
+// The same im2col box into shared memory at `dst` in every block of the cluster whose bit is set
+// in `cta_mask`, completing the bytes on each one's barrier at `bar`.
+TESSERA_DEVICE inline void tma_load_im2col_3d_multicast(std::uint32_t dst, TmaDescriptor const* map, int c, int w, int n,
+                                                        std::uint32_t bar, std::uint16_t off_w, std::uint16_t cta_mask) {
+  TESSERA_TMA_BODY(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3, "
+      "%4}], [%5], {%6}, %7;\n" ::"r"(dst),
+      "l"(map), "r"(c), "r"(w), "r"(n), "r"(bar), "h"(off_w), "h"(cta_mask)
+      : "memory");
+}
+TESSERA_DEVICE inline void tma_load_im2col_4d_multicast(std::uint32_t dst, TmaDescriptor const* map, int c, int w, int h, int n,
+                                                        std::uint32_t bar, std::uint16_t off_w, std::uint16_t off_h,
+                                                        std::uint16_t cta_mask) {
+  TESSERA_TMA_BODY(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3, "
+      "%4, %5}], [%6], {%7, %8}, %9;\n" ::"r"(dst),
+      "l"(map), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar), "h"(off_w), "h"(off_h), "h"(cta_mask)
+      : "memory");
+}
+TESSERA_DEVICE inline void tma_load_im2col_5d_multicast(std::uint32_t dst, TmaDescriptor const* map, int c, int w, int h, int d, int n,
+                                                        std::uint32_t bar, std::uint16_t off_w, std::uint16_t off_h, std::uint16_t off_d,
+                                                        std::uint16_t cta_mask) {
+  TESSERA_TMA_BODY(
+      "cp.async.bulk.tensor.5d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3, "
+      "%4, %5, %6}], [%7], {%8, %9, %10}, %11;\n" ::"r"(dst),
+      "l"(map), "r"(c), "r"(w), "r"(h), "r"(d), "r"(n), "r"(bar), "h"(off_w), "h"(off_h), "h"(off_d), "h"(cta_mask)
+      : "memory");
+}
+
 // L2 eviction priorities for a load's lines (PTX createpolicy): kFirst for data read once (a decode
 // GEMM's weights), so that it replaces other streamed lines before anything another kernel left
 // in L2, dirty lines included; kLast for data read again soon.

@@ -14,7 +14,7 @@ template <class GemmCfg>
 struct DgradLoader : detail::Base<GemmCfg, DgradLoader<GemmCfg>> {
   using Base = detail::Base<GemmCfg, DgradLoader>;
   using typename Base::Params, typename Base::Stage, typename Base::Tiled;
-  using Base::BM, Base::BN, Base::BK;
+  using Base::BM, Base::BN, Base::BK, Base::ClusterM, Base::ClusterN;
   static_assert(GemmCfg::a_k_major && !GemmCfg::b_k_major, "conv::sm90::DgradLoader: Dgrad's GEMM reads B N-major; use conv::Config's Gemm");
 
   // dY walked as the input of a unit-stride convolution with the flipped filter whose output is X's
@@ -42,7 +42,7 @@ struct DgradLoader : detail::Base<GemmCfg, DgradLoader<GemmCfg>> {
     out.problem = p;
     out.rank = detail::im2col_rank(p);
     out.plain = Base::plain(p);
-    if (out.plain) TESSERA_RETURN_IF_ERROR(Base::matrix_map(out.map_a, dy, std::int64_t(p.n) * p.d * p.h * p.w, p.k, p.k_per_group(), p.groups, BK, BM));
+    if (out.plain) TESSERA_RETURN_IF_ERROR(Base::matrix_map(out.map_a, dy, std::int64_t(p.n) * p.d * p.h * p.w, p.k, p.k_per_group(), p.groups, BK, BM / ClusterN));
     else TESSERA_RETURN_IF_ERROR(detail::im2col_map(out.map_a, dy, backward(p), out.rank, BM));
     // W as (C / g, K, taps): a tap's filters are rows T R S C / g apart, its taps C / g apart.
     int const taps = p.t * p.r * p.s, cg = p.c_per_group();
@@ -52,12 +52,16 @@ struct DgradLoader : detail::Base<GemmCfg, DgradLoader<GemmCfg>> {
 
   struct Loads {
     Params const& p;
+    detail::Share<GemmCfg> share;
     TESSERA_DEVICE void operator()(char* stage, std::uint32_t full, int kt, gemm::sm90::WorkUnit const& u) const {
       Problem const& pr = p.problem;
       KTile const t = k_tile(pr, BK, kt, pr.k_per_group());  // (tap, first filter of the group's)
+      int const kf = u.batch * pr.k_per_group() + t.c0;     // the group's filters
+      int const tap = (t.at[0] * pr.r + t.at[1]) * pr.s + t.at[2];
+      Tiled::template load<false, BN, ClusterM, false>(Stage::b(stage), &p.map_b, kf, u.t.n * BN, tap, full, share.rank_m, share.b_mask, 0);
       if (p.plain) {
-        Tiled::template load<true, BM, 1, false>(Stage::a(stage), &p.map_a, t.c0, u.t.m * BM, u.batch, full, 0, 0, 0);
-        Tiled::template load<false, BN, 1, false>(Stage::b(stage), &p.map_b, u.batch * pr.k_per_group() + t.c0, u.t.n * BN, 0, full, 0, 0, 0);
+        Tiled::template load<true, BM, ClusterN, false>(Stage::a(stage), &p.map_a, t.c0, u.t.m * BM, u.batch, full, share.rank_n,
+                                                        share.a_mask, 0);
         return;
       }
       Pixel const i = input_pixel(pr, std::int64_t(u.t.m) * BM);  // the unit's first input pixel
@@ -67,10 +71,7 @@ struct DgradLoader : detail::Base<GemmCfg, DgradLoader<GemmCfg>> {
         at[dim] = i.at[dim] + pr.pad_before[dim] - reach;                          // - the flipped walk's padding
         off[dim] = (pr.filter_extent(dim) - 1 - t.at[dim]) * pr.dilation[dim];  // the flipped tap
       }
-      int const kf = u.batch * pr.k_per_group() + t.c0;  // the group's filters
-      detail::im2col_load(p.rank, arch::smem_address(Stage::a(stage)), &p.map_a, kf, at, i.n, off, full);
-      int const tap = (t.at[0] * pr.r + t.at[1]) * pr.s + t.at[2];
-      Tiled::template load<false, BN, 1, false>(Stage::b(stage), &p.map_b, kf, u.t.n * BN, tap, full, 0, 0, 0);
+      share.template box<true>(kt, 0, p.rank, arch::smem_address(Stage::a(stage)), &p.map_a, kf, at, i.n, off, full);
     }
   };
 };

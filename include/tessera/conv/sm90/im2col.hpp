@@ -78,14 +78,56 @@ inline Walk forward(Problem const& p) {
 }
 
 // One im2col load of `rank` into dst: the box whose first pixel reads tensor coordinates (c, at)
-// through offsets `off` (per dimension 0 depth, 1 height, 2 width).
+// through offsets `off` (per dimension 0 depth, 1 height, 2 width). Multicast: into the same
+// place in every block of the cluster in `mask`, completing on each one's barrier at `full`.
+template <bool Multicast = false>
 TESSERA_DEVICE inline void im2col_load(int rank, std::uint32_t dst, arch::sm90::TmaDescriptor const* map, int c, Array<int, 3> const& at,
-                                       int n, Array<int, 3> const& off, std::uint32_t full) {
+                                       int n, Array<int, 3> const& off, std::uint32_t full, std::uint16_t mask = 0) {
   auto const o = [&](int dim) { return std::uint16_t(off[dim]); };
-  if (rank == 4) arch::sm90::tma_load_im2col_4d(dst, map, c, at[2], at[1], n, full, o(2), o(1));
-  else if (rank == 3) arch::sm90::tma_load_im2col_3d(dst, map, c, at[2], n, full, o(2));
-  else arch::sm90::tma_load_im2col_5d(dst, map, c, at[2], at[1], at[0], n, full, o(2), o(1), o(0));
+  if constexpr (Multicast) {
+    if (rank == 4) arch::sm90::tma_load_im2col_4d_multicast(dst, map, c, at[2], at[1], n, full, o(2), o(1), mask);
+    else if (rank == 3) arch::sm90::tma_load_im2col_3d_multicast(dst, map, c, at[2], n, full, o(2), mask);
+    else arch::sm90::tma_load_im2col_5d_multicast(dst, map, c, at[2], at[1], at[0], n, full, o(2), o(1), o(0), mask);
+  } else {
+    if (rank == 4) arch::sm90::tma_load_im2col_4d(dst, map, c, at[2], at[1], n, full, o(2), o(1));
+    else if (rank == 3) arch::sm90::tma_load_im2col_3d(dst, map, c, at[2], n, full, o(2));
+    else arch::sm90::tma_load_im2col_5d(dst, map, c, at[2], at[1], at[0], n, full, o(2), o(1), o(0));
+  }
 }
+
+// A block's place in its cluster (gemm/sm90/tiled_loader.hpp): the ClusterN blocks of a row of
+// tiles share A's tile, the ClusterM blocks of a column B's. A tiled operand is split into parts,
+// each block loading its rank's part and multicasting it (Tiled::load); an im2col box, whose cost
+// is mostly per box (docs/performance.md: about 0.7 us a box plus 7.4 ns a pixel, one SM's boxes
+// one after another), is not split: the sharing blocks take turns by k-tile, one loading a whole
+// box for all of them, so that each issues 1 / Cluster of the boxes.
+template <class GemmCfg>
+struct Share {
+  static constexpr int ClusterM = GemmCfg::cluster_m, ClusterN = GemmCfg::cluster_n;
+  std::uint16_t a_mask = 0, b_mask = 0;  // the blocks sharing A's tile (this row) and B's (column)
+  int rank_m = 0, rank_n = 0;            // this block's tile in its cluster's
+
+  TESSERA_DEVICE Share(int m, int n) : rank_m(m), rank_n(n) {
+    for (int j = 0; j < ClusterN; ++j) a_mask |= std::uint16_t(1u << (rank_m + ClusterM * j));
+    for (int i = 0; i < ClusterM; ++i) b_mask |= std::uint16_t(1u << (ClusterM * rank_n + i));
+  }
+  // Whether this block loads box `box` of k-tile kt of a shared operand (Sharers blocks take turns).
+  template <int Sharers>
+  TESSERA_DEVICE static bool mine(int kt, int box, int rank) {
+    return Sharers == 1 || (kt + box) % Sharers == rank;
+  }
+  // One im2col box of A (shared along the row) or B (along the column) of k-tile kt.
+  template <bool OperandA>
+  TESSERA_DEVICE void box(int kt, int index, int map_rank, std::uint32_t dst, arch::sm90::TmaDescriptor const* map, int c,
+                          Array<int, 3> const& at, int n, Array<int, 3> const& off, std::uint32_t full) const {
+    constexpr int sharers = OperandA ? ClusterN : ClusterM;
+    if constexpr (sharers == 1) {
+      im2col_load(map_rank, dst, map, c, at, n, off, full);
+    } else if (mine<sharers>(kt, index, OperandA ? rank_n : rank_m)) {
+      im2col_load<true>(map_rank, dst, map, c, at, n, off, full, OperandA ? a_mask : b_mask);
+    }
+  }
+};
 
 // What the three loaders share; Derived::Loads issues a k-tile's copies.
 template <class GemmCfg, class Derived>
@@ -93,8 +135,7 @@ struct Base {
   using Stage = gemm::sm90::StageLayout<GemmCfg>;
   using Tiled = gemm::sm90::TiledLoader<GemmCfg>;
   static constexpr int BM = GemmCfg::BM, BN = GemmCfg::BN, BK = GemmCfg::BK;
-  static_assert(GemmCfg::cluster_m * GemmCfg::cluster_n == 1,
-                "conv::sm90: clusters are not supported yet by the convolution; use ClusterShape<1, 1>");
+  static constexpr int ClusterM = GemmCfg::cluster_m, ClusterN = GemmCfg::cluster_n;
   static_assert(BK * int(sizeof(typename GemmCfg::ElementA)) == 128 && BK * int(sizeof(typename GemmCfg::ElementB)) == 128,
                 "conv::sm90: a k-tile's channels must be one 128-byte swizzle span; use 16-bit types with BlockTile K = 64");
 
@@ -125,8 +166,8 @@ struct Base {
   }
 
   template <class F>
-  TESSERA_DEVICE static void with_loads(Params const& p, int, int, F&& f) {
-    f(typename Derived::Loads{p});
+  TESSERA_DEVICE static void with_loads(Params const& p, int rank_m, int rank_n, F&& f) {
+    f(typename Derived::Loads{p, Share<GemmCfg>(rank_m, rank_n)});
   }
 };
 

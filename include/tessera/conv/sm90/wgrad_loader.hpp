@@ -15,7 +15,7 @@ template <class GemmCfg>
 struct WgradLoader : detail::Base<GemmCfg, WgradLoader<GemmCfg>> {
   using Base = detail::Base<GemmCfg, WgradLoader>;
   using typename Base::Params, typename Base::Stage, typename Base::Tiled;
-  using Base::BM, Base::BN, Base::BK;
+  using Base::BM, Base::BN, Base::BK, Base::ClusterM, Base::ClusterN;
   static_assert(!GemmCfg::a_k_major && !GemmCfg::b_k_major, "conv::sm90::WgradLoader: Wgrad's GEMM is NN; use conv::Config's Gemm");
   static_assert(BN % 64 == 0, "conv::sm90::WgradLoader: B's columns are boxes of 64 channels; use a BlockTile N that is a multiple of 64");
   // setmaxnreg for the producer thread (gemm/sm90/loader_traits.hpp): a box's tap and channel per
@@ -41,11 +41,14 @@ struct WgradLoader : detail::Base<GemmCfg, WgradLoader<GemmCfg>> {
 
   struct Loads {
     Params const& p;
+    detail::Share<GemmCfg> share;
     TESSERA_DEVICE void operator()(char* stage, std::uint32_t full, int kt, gemm::sm90::WorkUnit const& u) const {
       Problem const& pr = p.problem;
-      Tiled::template load<false, BM, 1, false>(Stage::a(stage), &p.map_a, kt * BK, u.t.m * BM, u.batch, full, 0, 0, 0);
+      Tiled::template load<false, BM, ClusterN, false>(Stage::a(stage), &p.map_a, kt * BK, u.t.m * BM, u.batch, full, share.rank_n,
+                                                       share.a_mask, 0);
       if (p.plain) {
-        Tiled::template load<false, BN, 1, false>(Stage::b(stage), &p.map_b, kt * BK, u.t.n * BN, u.batch, full, 0, 0, 0);
+        Tiled::template load<false, BN, ClusterM, false>(Stage::b(stage), &p.map_b, kt * BK, u.t.n * BN, u.batch, full, share.rank_m,
+                                                         share.b_mask, 0);
         return;
       }
       Pixel const o = output_pixel(pr, std::int64_t(kt) * BK);  // the k-tile's first output pixel
@@ -60,7 +63,7 @@ struct WgradLoader : detail::Base<GemmCfg, WgradLoader<GemmCfg>> {
         Array<int, 3> off{};
         for (int dim = 0; dim < 3; ++dim) off[dim] = f.at[dim] * pr.dilation[dim];
         int const c = col < n ? u.batch * cg + f.channel : pr.c;
-        detail::im2col_load(p.rank, arch::smem_address(Stage::b(stage) + j * 64 * 128), &p.map_b, c, at, o.n, off, full);
+        share.template box<false>(kt, j, p.rank, arch::smem_address(Stage::b(stage) + j * 64 * 128), &p.map_b, c, at, o.n, off, full);
       }
     }
   };

@@ -50,6 +50,15 @@ struct Epilogue {
   static_assert(!stage_columns || epilogue::ColumnStage<Chain>,
                 "gemm::sm90: an epilogue that declares column_vectors must read them staged too (epilogue/chain.hpp)");
   static constexpr int column_floats = stage_columns ? ColumnVectors * BN : 0;  // per consumer
+  // A source matrix of the chain (a residual, C: epilogue/chain.hpp) read a tile's block at a time
+  // through the staging buffers (Store::SourceTile) where it and D are 16-bit; at run time, where
+  // it is row-major with 16-byte aligned rows (Params::stage_source).
+  using SourceElement = typename Chain::Source;
+  static constexpr int source_bytes = [] {
+    if constexpr (std::is_void_v<SourceElement>) return 0;
+    else return int(sizeof(SourceElement));
+  }();
+  static constexpr bool sourced = Chain::source_matrices == 1 && source_bytes == 2 && sizeof(ED) == 2;
   static constexpr int ColumnParts = (BN + 127) / 128, ColumnLoads = stage_columns ? ColumnVectors * ColumnParts : 1;
 
   struct Params {
@@ -64,6 +73,7 @@ struct Epilogue {
     // Batch entries as column blocks of one output for the chain (epilogue::Coord::in_batch; a
     // grouped convolution's); 0 in a GEMM (make).
     int batch_columns;
+    bool stage_source;  // the chain's source matrix goes through the staging buffers (sourced)
   };
 
   // args: d, ldd, d_order, m, n, batch_count, batch_stride_d, epilogue, scale_a, scale_b, scale_d,
@@ -78,6 +88,13 @@ struct Epilogue {
     out.amax = args.amax_d;
     out.swap_ab = args.swap_ab;
     out.batch_columns = 0;
+    out.stage_source = false;
+    if constexpr (sourced) {
+      auto const src = args.epilogue.source();
+      std::int64_t const batch_stride = args.batch_count > 1 ? src.batch_stride : 0;
+      out.stage_source = src.ptr != nullptr && !args.swap_ab && src.col_stride == 1 && reinterpret_cast<std::uintptr_t>(src.ptr) % 16 == 0 &&
+                         src.row_stride % 8 == 0 && batch_stride % 8 == 0;
+    }
     if (args.amax_d != nullptr) {
       cudaError_t const e = cudaMemsetAsync(args.amax_d, 0, sizeof(float), stream);
       if (e != cudaSuccess) return Status::device_error(std::string("zeroing amax_d failed: ") + cudaGetErrorString(e));
@@ -119,6 +136,34 @@ struct Epilogue {
     pipeline::consumer_barrier(c);
   }
 
+  // ---- the source tile ---------------------------------------------------------------------------
+  // Where the tile's source block starts (batch entries as column blocks: Coord::in_batch), or null
+  // where it is not staged (also: a column block not 16-byte aligned).
+  TESSERA_DEVICE static char const* source_at(Params const& p, int row_base, int col_base, int batch) {
+    if constexpr (sourced) {
+      if (!p.stage_source || p.batch_columns % 8 != 0) return nullptr;
+      auto const src = p.chain.source();
+      epilogue::Coord const at = epilogue::Coord::in_batch(row_base, col_base, batch, p.batch_columns);
+      return reinterpret_cast<char const*>(src.ptr + at.batch * src.batch_stride + std::int64_t(at.row) * src.row_stride + at.col);
+    } else {
+      return nullptr;
+    }
+  }
+  // When a tile starts (the mainloop hides it): its source block into L2, a 128-byte line a
+  // thread at a time, so that the epilogue's copies find it there.
+  TESSERA_DEVICE static void prefetch_source(Params const& p, int row_base, int col_base, int batch, int thread) {
+    if constexpr (sourced) {
+      if (row_base + Rows > p.store.m || col_base + BN > p.store.n) return;  // edge tiles read their elements themselves
+      char const* const at = source_at(p, row_base, col_base, batch);
+      if (at == nullptr) return;
+      constexpr int lines = (BN * 2 + 127) / 128;  // a row's
+      std::int64_t const row_bytes = p.chain.source().row_stride * 2;
+      TESSERA_UNROLL
+      for (int i = thread; i < Rows * lines; i += 128)
+        asm volatile("prefetch.global.L2 [%0];\n" ::"l"(at + (i / lines) * row_bytes + (i % lines) * 128));
+    }
+  }
+
   // ---- a tile ------------------------------------------------------------------------------------
   // Consumer c's tile at (row_base, col_base) of batch entry `batch`.
   TESSERA_DEVICE static void apply(Params const& p, Accum const& acc, int row_base, int col_base, int batch, int c, int thread, char* staging,
@@ -127,6 +172,13 @@ struct Epilogue {
       if constexpr (identity_chain) {
         if (scaling.ab * scaling.d == 1.0f) {
           store<true, false>(p, acc, row_base, col_base, batch, c, thread, staging, chunk, scaling);
+          return;
+        }
+      }
+      if constexpr (sourced) {
+        if (char const* const at = source_at(p, row_base, col_base, batch)) {
+          store<true, true, true>(p, acc, row_base, col_base, batch, c, thread, staging, chunk, scaling, columns,
+                                  typename Store::SourceTile{at, p.chain.source().row_stride});
           return;
         }
       }
@@ -153,17 +205,20 @@ struct Epilogue {
   // and outputs are checked against D's bounds. Scaled: the accumulators are multiplied by
   // scale_a * scale_b (and scale_d after the chain); an Interior tile of the identity chain whose
   // scales are all 1 skips the multiply (one instruction of the four a plain GEMM spends per output).
-  template <bool Interior, bool Scaled = true>
+  // Sourced (an interior tile): the chain's source values come from the staging buffers.
+  template <bool Interior, bool Scaled = true, bool Sourced = false>
   TESSERA_DEVICE static void store(Params const& p, Accum const& acc, int row_base, int col_base, int batch, int c, int thread,
-                                   char* staging, int& chunk, Scaling& scaling, float const* columns = nullptr) {
+                                   char* staging, int& chunk, Scaling& scaling, float const* columns = nullptr,
+                                   typename Store::SourceTile const& source = {}) {
     static_assert(Scaled || Interior, "gemm::sm90: only the interior epilogue has an unscaled form");
+    static_assert(!Sourced || (Interior && sourced), "gemm::sm90: only an interior tile reads a staged source");
     bool const swap = !Interior && p.swap_ab, amax = !Interior && p.amax != nullptr;
     int const m = p.store.m, n = p.store.n;
     // scale_d folds into the accumulators' scale where nothing between them reads the value.
     constexpr bool fold_d = identity_chain && Interior;
     float const pre = fold_d ? scaling.ab * scaling.d : scaling.ab;
     // Chunk ch's outputs, converted to D's type.
-    auto const evaluate = [&](int ch, Pair (&out)[MHalves][Store::ChunkPairs]) {
+    auto const evaluate = [&](int ch, Pair (&out)[MHalves][Store::ChunkPairs], auto const&... staged_source) {
       TESSERA_UNROLL
       for (int mh = 0; mh < MHalves; ++mh)
         TESSERA_UNROLL
@@ -182,8 +237,15 @@ struct Epilogue {
             float const x = Scaled ? pre * acc.regs[mh][v + e] : acc.regs[mh][v + e];
             // An interior tile's column vectors are staged in `columns` (then never swap_ab).
             float y;
-            if constexpr (Interior && stage_columns) y = p.chain(x, at, epilogue::ColumnValues{columns + (col + e - col_base), BN});
-            else y = p.chain(x, at);
+            if constexpr (Sourced) {
+              float const value = source_value((staged_source[mh][k], ...), e);
+              if constexpr (stage_columns) y = p.chain(x, at, epilogue::ColumnValues{columns + (col + e - col_base), BN}, epilogue::SourceValue{value});
+              else y = p.chain(x, at, epilogue::SourceValue{value});
+            } else if constexpr (Interior && stage_columns) {
+              y = p.chain(x, at, epilogue::ColumnValues{columns + (col + e - col_base), BN});
+            } else {
+              y = p.chain(x, at);
+            }
             if constexpr (!Interior) scaling.amax = fmaxf(scaling.amax, fabsf(in & amax ? y : 0.0f));  // a select, no branch
             float const scaled = fold_d || !Scaled ? y : scaling.d * y;
             z[e] = Interior ? scaled : (in ? scaled : 0.0f);
@@ -192,7 +254,13 @@ struct Epilogue {
           else epilogue::convert_output_pair<ED>(z[0], z[1], out[mh][k].v[0], out[mh][k].v[1]);
         }
     };
-    Store::template store<Interior>(p.store, row_base, col_base, batch, c, thread, staging, chunk, evaluate);
+    if constexpr (Sourced) Store::template store<Interior>(p.store, row_base, col_base, batch, c, thread, staging, chunk, evaluate, source);
+    else Store::template store<Interior>(p.store, row_base, col_base, batch, c, thread, staging, chunk, evaluate);
+  }
+  // Element e of a pair of 16-bit source values, as a float.
+  TESSERA_DEVICE static float source_value(std::uint32_t pair, int e) {
+    if constexpr (sourced) return epilogue::unpack_half<SourceElement>(pair, e);
+    else return 0.0f;
   }
 };
 

@@ -155,6 +155,7 @@ struct Kernel {
       if constexpr (Epi::stage_columns) {
         if (stage_tile_columns) Epi::load_columns(p.epilogue, u.t.n * BN, u.batch, thread, column_part);
       }
+      if constexpr (Epi::sourced) Epi::prefetch_source(p.epilogue, u.t.m * BM + row0, u.t.n * BN, u.batch, thread);
       Main::issue(acc, pipe, &s.stages[0][0], pos, u.kt1 - u.kt0, row0, thread);
       if constexpr (ping_pong) {
         if (thread == 0) turns.pass(c);  // the whole mainloop is issued: the other may queue its own behind it

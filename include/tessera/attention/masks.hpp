@@ -1,0 +1,90 @@
+// The library's mask and score stages (attention/score_chain.hpp has the stage contract).
+//
+//   Causal<TopLeft>           query q sees keys k <= q
+//   Causal<BottomRight>       query q sees keys k <= q + k_len - q_len (the last query sees every
+//                             key: the alignment of a prompt's continuation, FlashAttention's)
+//   SlidingWindow<A>{l, r}    keys within [q' - l, q' + r], q' the aligned position (l or r < 0:
+//                             no bound on that side); {-1, 0} is Causal<A>
+//   Alibi<A>{slopes}          x - slopes[head] |k - q'| (one slope per query head)
+//   Softcap{cap}              cap tanh(x / cap), before the masks (a masked score stays masked)
+//
+// Every stage keeps -infinity, so any order of the chain keeps a masked score masked.
+#pragma once
+
+#include <cmath>
+
+#include "tessera/attention/coord.hpp"
+#include "tessera/core/config.hpp"
+#include "tessera/epilogue/activations.hpp"  // tanh_f
+
+namespace tessera::attention {
+
+// Which query position a key position is aligned with when the lengths differ.
+struct TopLeft {
+  TESSERA_HD static constexpr int offset(int, int) { return 0; }
+};
+struct BottomRight {
+  TESSERA_HD static constexpr int offset(int q_len, int k_len) { return k_len - q_len; }
+};
+
+namespace detail {
+TESSERA_HD constexpr float masked() { return -__builtin_huge_valf(); }
+TESSERA_HD constexpr int min_i(int a, int b) { return a < b ? a : b; }
+TESSERA_HD constexpr int max_i(int a, int b) { return a > b ? a : b; }
+}  // namespace detail
+
+template <class Align = TopLeft>
+struct SlidingWindow {
+  int left = -1, right = -1;  // keys before and after the aligned position (< 0: unbounded)
+  static constexpr bool masks = true, modifies = false;
+
+  TESSERA_HD float score(float x, Coord const& c) const {
+    int const at = c.q + Align::offset(c.q_len, c.k_len);
+    bool const in = (left < 0 || c.k >= at - left) && (right < 0 || c.k <= at + right);
+    return in ? x : detail::masked();
+  }
+  TESSERA_HD BlockKind block(Block const& b) const {
+    int const off = Align::offset(b.q_len, b.k_len);
+    int const first = b.q0 + off, last = b.q1 - 1 + off;  // the block's aligned positions
+    if ((right >= 0 && b.k0 > last + right) || (left >= 0 && b.k1 - 1 < first - left)) return BlockKind::kSkip;
+    bool const full = (right < 0 || b.k1 - 1 <= first + right) && (left < 0 || b.k0 >= last - left);
+    return full ? BlockKind::kFull : BlockKind::kPartial;
+  }
+  TESSERA_HD KeyRange keys(Block const& b) const {
+    int const off = Align::offset(b.q_len, b.k_len);
+    int const lo = left < 0 ? 0 : detail::max_i(0, b.q0 + off - left);
+    int const hi = right < 0 ? b.k_len : detail::min_i(b.k_len, b.q1 + off + right);
+    return {lo, hi};
+  }
+};
+
+template <class Align = TopLeft>
+struct Causal {
+  static constexpr bool masks = true, modifies = false;
+  TESSERA_HD float score(float x, Coord const& c) const { return SlidingWindow<Align>{-1, 0}.score(x, c); }
+  TESSERA_HD BlockKind block(Block const& b) const { return SlidingWindow<Align>{-1, 0}.block(b); }
+  TESSERA_HD KeyRange keys(Block const& b) const { return SlidingWindow<Align>{-1, 0}.keys(b); }
+};
+
+// ALiBi (Press et al.): a linear penalty on the distance to the aligned position. `slopes` holds
+// one float per query head, in the memory the kernel runs in (device memory for a kernel).
+template <class Align = BottomRight>
+struct Alibi {
+  float const* slopes = nullptr;
+  static constexpr bool masks = false, modifies = true;
+  TESSERA_HD float score(float x, Coord const& c) const {
+    int const d = c.k - (c.q + Align::offset(c.q_len, c.k_len));
+    return x - slopes[c.head] * float(d < 0 ? -d : d);
+  }
+};
+
+// Gemma's and Grok's logit soft-capping.
+struct Softcap {
+  float cap = 0.0f;  // > 0
+  static constexpr bool masks = false, modifies = true;
+  TESSERA_HD float score(float x, Coord const&) const {
+    return x == detail::masked() ? x : cap * epilogue::detail::tanh_f(x / cap);
+  }
+};
+
+}  // namespace tessera::attention

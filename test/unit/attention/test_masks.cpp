@@ -1,0 +1,115 @@
+// The attention masks and score stages on the host: each stage's scores, and its block kinds and
+// key ranges against brute force over every score of random blocks (a kSkip block has every score
+// masked, a kFull block none; the key range holds every key a query of the block may see, and
+// for the window masks exactly those), for top-left and bottom-right alignment with
+// q_len < k_len, = and >.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "tessera/attention/masks.hpp"
+#include "tessera/attention/score_chain.hpp"
+
+using namespace tessera;
+using namespace tessera::attention;
+
+namespace {
+
+bool is_masked(float x) { return std::isinf(x) && x < 0; }
+
+// Checks `chain`'s block() and keys() on every block of `bq` x `bk` scores of sequences of q_len x
+// k_len against its scores; `exact`: the key range is exactly the visible keys' span.
+template <class Chain>
+void check_blocks(Chain const& chain, int q_len, int k_len, int bq, int bk, bool exact) {
+  for (int q0 = 0; q0 < q_len; q0 += bq)
+    for (int k0 = 0; k0 < k_len; k0 += bk) {
+      Block const b{0, 1, q0, std::min(q0 + bq, q_len), k0, std::min(k0 + bk, k_len), q_len, k_len};
+      int masked = 0, total = 0;
+      for (int q = b.q0; q < b.q1; ++q)
+        for (int k = b.k0; k < b.k1; ++k, ++total) masked += is_masked(chain.score(1.0f, Coord{0, 1, q, k, q_len, k_len}));
+      BlockKind const kind = chain.block(b);
+      INFO("q_len " << q_len << " k_len " << k_len << " block q [" << b.q0 << ", " << b.q1 << ") k [" << b.k0 << ", " << b.k1 << ")");
+      if (kind == BlockKind::kSkip) CHECK(masked == total);
+      if (kind == BlockKind::kFull) CHECK(masked == 0);
+      // Blocks that are all one way should say so where the stage knows (the window masks do).
+      if (exact && masked == total) CHECK(kind == BlockKind::kSkip);
+      if (exact && masked == 0) CHECK(kind == BlockKind::kFull);
+    }
+  // Key ranges of query blocks against the keys they see.
+  for (int q0 = 0; q0 < q_len; q0 += bq) {
+    Block const b{0, 1, q0, std::min(q0 + bq, q_len), 0, k_len, q_len, k_len};
+    int lo = k_len, hi = 0;
+    for (int q = b.q0; q < b.q1; ++q)
+      for (int k = 0; k < k_len; ++k)
+        if (!is_masked(chain.score(1.0f, Coord{0, 1, q, k, q_len, k_len}))) lo = std::min(lo, k), hi = std::max(hi, k + 1);
+    KeyRange const r = chain.keys(b);
+    INFO("q_len " << q_len << " k_len " << k_len << " queries [" << b.q0 << ", " << b.q1 << "): keys [" << r.lo << ", " << r.hi
+                  << "), visible [" << lo << ", " << hi << ")");
+    CHECK(r.lo >= 0);
+    CHECK(r.hi <= k_len);
+    if (lo < hi) {
+      CHECK(r.lo <= lo);
+      CHECK(r.hi >= hi);
+      if (exact) CHECK((r.lo == lo && r.hi == hi));
+    } else if (exact) {
+      CHECK(r.empty());
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("attention masks: scores", "[attention][masks]") {
+  Coord const c{0, 2, 5, 7, 10, 13};  // q = 5, k = 7; bottom-right offset 3: aligned position 8
+  CHECK(Causal<TopLeft>{}.score(1.5f, c) == -INFINITY);
+  CHECK(Causal<BottomRight>{}.score(1.5f, c) == 1.5f);
+  CHECK(SlidingWindow<BottomRight>{1, 0}.score(1.5f, c) == 1.5f);  // the window [7, 8] of aligned position 8
+  CHECK(SlidingWindow<BottomRight>{0, 0}.score(1.5f, c) == -INFINITY);
+  CHECK(SlidingWindow<TopLeft>{-1, 2}.score(1.5f, c) == 1.5f);          // 7 <= 5 + 2
+  CHECK(SlidingWindow<TopLeft>{-1, 1}.score(1.5f, c) == -INFINITY);
+  float const slopes[3] = {0.5f, 0.25f, 0.125f};
+  CHECK(Alibi<BottomRight>{slopes}.score(1.0f, c) == 1.0f - 0.125f * 1.0f);  // |7 - 8|
+  CHECK(Alibi<TopLeft>{slopes}.score(1.0f, c) == 1.0f - 0.125f * 2.0f);      // |7 - 5|
+  CHECK(Softcap{2.0f}.score(1.0f, c) == Approx(2.0 * std::tanh(0.5)).epsilon(1e-6));
+  CHECK(Softcap{2.0f}.score(-INFINITY, c) == -INFINITY);  // a masked score stays masked
+  CHECK(Alibi<>{slopes}.score(-INFINITY, c) == -INFINITY);
+}
+
+TEST_CASE("attention masks: block kinds and key ranges against brute force", "[attention][masks]") {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 40; ++trial) {
+    int const q_len = 1 + int(rng() % 70), k_len = 1 + int(rng() % 70), bq = 1 + int(rng() % 16), bk = 1 + int(rng() % 16);
+    int const left = int(rng() % 12) - 2, right = int(rng() % 12) - 2;  // some unbounded (negative)
+    check_blocks(ScoreChain<Causal<TopLeft>>{}, q_len, k_len, bq, bk, true);
+    check_blocks(ScoreChain<Causal<BottomRight>>{}, q_len, k_len, bq, bk, true);
+    check_blocks(ScoreChain<SlidingWindow<TopLeft>>{{left, right}}, q_len, k_len, bq, bk, true);
+    check_blocks(ScoreChain<SlidingWindow<BottomRight>>{{left, right}}, q_len, k_len, bq, bk, true);
+    // Chained: the intersection; a modifier in front changes no block kind.
+    check_blocks(ScoreChain<Softcap, Causal<BottomRight>, SlidingWindow<BottomRight>>{{5.0f}, {}, {left, right}}, q_len, k_len, bq,
+                 bk, false);
+  }
+}
+
+TEST_CASE("attention score chains: order, traits and the defaults of a stage of one's own", "[attention][masks]") {
+  struct Doubling {  // a user stage with nothing but score(): may mask, modifies
+    TESSERA_HD float score(float x, Coord const&) const { return 2.0f * x; }
+  };
+  using Chain = ScoreChain<Doubling, Softcap, Causal<>>;
+  STATIC_REQUIRE(Chain::masks);
+  STATIC_REQUIRE(Chain::modifies);
+  STATIC_REQUIRE(!ScoreChain<Causal<>, SlidingWindow<>>::modifies);
+  STATIC_REQUIRE(!ScoreChain<Softcap>::masks);
+  STATIC_REQUIRE(!NoMask::masks);
+  Chain const chain{{}, {3.0f}, {}};
+  CHECK(chain.score(1.0f, Coord{0, 0, 4, 2, 8, 8}) == Approx(3.0 * std::tanh(2.0 / 3.0)).epsilon(1e-6));
+  CHECK(chain.score(1.0f, Coord{0, 0, 2, 4, 8, 8}) == -INFINITY);
+  // The user stage's default block kind is kPartial (it may mask), its key range all keys.
+  Block const b{0, 0, 0, 4, 0, 4, 8, 8};
+  CHECK(ScoreChain<Doubling>{}.block(b) == BlockKind::kPartial);
+  CHECK(ScoreChain<Softcap>{{1.0f}}.block(b) == BlockKind::kFull);  // declares it never masks
+  CHECK(NoMask{}.block(b) == BlockKind::kFull);
+  CHECK(NoMask{}.block(Block{0, 0, 4, 4, 0, 4, 8, 8}) == BlockKind::kSkip);  // an empty block
+  KeyRange const r = ScoreChain<Doubling, Causal<>>{}.keys(Block{0, 0, 0, 3, 0, 8, 3, 8});
+  CHECK((r.lo == 0 && r.hi == 3));
+}

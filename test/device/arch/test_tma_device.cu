@@ -5,6 +5,7 @@
 // matrix (the rest keep their poison). A 3-D map addresses batches.
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -132,6 +133,81 @@ TEST_CASE("TMA stores boxes, clipped at the edges", "[gpu][arch][sm90][tma]") {
         bool const same = inside ? bits_value(got[i]) == want : std::memcmp(&got[i], &poison[i], sizeof(bfloat16_t)) == 0;
         if (!same && ++bad <= 5) UNSCOPED_INFO("(" << r << ", " << c << "): " << bits_value(got[i]) << ", want " << want);
       }
+    CHECK(bad == 0);
+  }
+}
+
+namespace {
+// Loads the 4-D box at (d, s, h, b) and writes it out row-major through the tile layout; then
+// stores it back at (d, s2, h2, b2) of `dst`'s map.
+__global__ void copy_box_4d(__grid_constant__ TmaDescriptor const src, __grid_constant__ TmaDescriptor const dst, int d, int s, int h, int b,
+                            int s2, int h2, int b2, bfloat16_t* out) {
+  __shared__ alignas(1024) bfloat16_t tile[Tile::size];
+  __shared__ alignas(8) std::uint64_t full;
+  std::uint32_t const bar = arch::smem_address(&full);
+  if (threadIdx.x == 0) {
+    arch::mbarrier_init(bar, 1);
+    arch::fence_mbarrier_init();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    arch::mbarrier_arrive_expect_tx(bar, Tile::size * sizeof(bfloat16_t));
+    arch::sm90::tma_load_4d(arch::smem_address(tile), &src, d, s, h, b, bar);
+  }
+  arch::mbarrier_wait(bar, 0);
+  for (int i = threadIdx.x; i < Tile::size; i += blockDim.x) out[i] = tile[Tile::layout()(i / kBox, i % kBox)];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    arch::sm90::tma_store_4d(&dst, d, s2, h2, b2, arch::smem_address(tile));
+    arch::sm90::tma_store_commit();
+    arch::sm90::tma_store_wait<0>();
+  }
+}
+}  // namespace
+
+TEST_CASE("TMA 4-D maps address (head dim, sequence, head, batch) by strides: BSHD and BHSD", "[gpu][arch][sm90][tma]") {
+  tessera::test::require_gpu();
+  constexpr int D = 128, S = 100, H = 3, B = 2;
+  auto const host = random_matrix(std::size_t(B) * S * H * D, 13);
+  DeviceBuffer<bfloat16_t> tensor(host);
+  for (bool bshd : {true, false}) {
+    // Strides of sequence, head and batch, in elements.
+    std::uint64_t const stride[3] = {bshd ? std::uint64_t(H) * D : std::uint64_t(D), bshd ? std::uint64_t(D) : std::uint64_t(S) * D,
+                                     std::uint64_t(S) * H * D};
+    auto const at = [&](int d, int s, int h, int b) { return std::size_t(b * stride[2] + s * stride[0] + h * stride[1] + d); };
+    std::uint64_t const extent[4] = {D, S, H, B};
+    std::uint32_t const box[4] = {kBox, kBox, 1, 1};
+    DeviceBuffer<bfloat16_t> copy(host.size());  // poisoned
+    auto const poison = copy.to_host();
+    TmaDescriptor src{}, dst{};
+    REQUIRE(arch::sm90::make_tensor_map_4d(src, tensor.get(), extent, stride, box, TmaSwizzle::k128B).ok());
+    REQUIRE(arch::sm90::make_tensor_map_4d(dst, copy.get(), extent, stride, box, TmaSwizzle::k128B).ok());
+    // The box at dims 64.., positions 60.. (rows 100.. past the end: zeros), head 2, batch 1;
+    // stored back at positions 10.., head 0, batch 0.
+    DeviceBuffer<bfloat16_t> out(Tile::size);
+    copy_box_4d<<<1, 128>>>(src, dst, 64, 60, 2, 1, 10, 0, 0, out.get());
+    TESSERA_CUDA_REQUIRE_LAUNCH();
+    auto const got = out.to_host();
+    auto const stored = copy.to_host();
+    int bad = 0;
+    for (int r = 0; r < kBox; ++r)
+      for (int k = 0; k < kBox; ++k) {
+        float const want = 60 + r < S ? bits_value(host[at(64 + k, 60 + r, 2, 1)]) : 0.f;
+        if (bits_value(got[r * kBox + k]) != want && ++bad <= 5) UNSCOPED_INFO("load (" << r << ", " << k << "): want " << want);
+        // The store writes positions 10 .. 73 of head 0, batch 0 (all inside), dims 64 .. 127.
+        float const back = bits_value(stored[at(64 + k, 10 + r, 0, 0)]);
+        if (back != want && ++bad <= 5) UNSCOPED_INFO("store (" << r << ", " << k << "): " << back << ", want " << want);
+      }
+    // Nothing else was written.
+    for (std::size_t i = 0; i < stored.size(); ++i) {
+      bool const written = [&] {
+        for (int r = 0; r < kBox; ++r)
+          if (i >= at(64, 10 + r, 0, 0) && i < at(64, 10 + r, 0, 0) + kBox) return true;
+        return false;
+      }();
+      if (!written && std::memcmp(&stored[i], &poison[i], sizeof(bfloat16_t)) != 0 && ++bad <= 5) UNSCOPED_INFO("element " << i << " written");
+    }
+    INFO((bshd ? "BSHD" : "BHSD"));
     CHECK(bad == 0);
   }
 }

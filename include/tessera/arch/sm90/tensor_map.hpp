@@ -211,4 +211,14 @@ Status make_tensor_map_3d(TmaDescriptor& out, T const* base, std::uint64_t inner
   return make_tensor_map(out, tma_data_type<T>(), int(sizeof(T)), base, 3, dims, strides, box, swizzle);
 }
 
+// A 4-D array of `extent[i]` elements along dimension i (0 innermost, contiguous), `stride[i - 1]`
+// elements between consecutive indices of dimension i >= 1 (in any order: attention's BSHD
+// tensors step heads by less than positions); boxes of box[i] elements.
+template <class T>
+Status make_tensor_map_4d(TmaDescriptor& out, T const* base, std::uint64_t const (&extent)[4], std::uint64_t const (&stride)[3],
+                          std::uint32_t const (&box)[4], TmaSwizzle swizzle) {
+  std::uint64_t const bytes[3] = {stride[0] * sizeof(T), stride[1] * sizeof(T), stride[2] * sizeof(T)};
+  return make_tensor_map(out, tma_data_type<T>(), int(sizeof(T)), base, 4, extent, bytes, box, swizzle);
+}
+
 }  // namespace tessera::arch::sm90

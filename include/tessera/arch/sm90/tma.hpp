@@ -58,6 +58,15 @@ TESSERA_DEVICE inline void tma_load_3d(std::uint32_t dst, TmaDescriptor const* m
       : "memory");
 }
 
+// A 4-D box: attention's (head dimension, sequence, head, batch) tensors, whose strides place
+// BSHD and BHSD alike.
+TESSERA_DEVICE inline void tma_load_4d(std::uint32_t dst, TmaDescriptor const* map, int c0, int c1, int c2, int c3, std::uint32_t bar) {
+  TESSERA_TMA_BODY(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+      : "memory");
+}
+
 // The same box into shared memory at `dst` in every block of the cluster whose bit is set in
 // `cta_mask`, completing the bytes on each one's barrier at `bar`.
 TESSERA_DEVICE inline void tma_load_2d_multicast(std::uint32_t dst, TmaDescriptor const* map, int c0, int c1, std::uint32_t bar,
@@ -180,6 +189,12 @@ TESSERA_DEVICE inline void tma_store_2d(TmaDescriptor const* map, int c0, int c1
 TESSERA_DEVICE inline void tma_store_3d(TmaDescriptor const* map, int c0, int c1, int c2, std::uint32_t src) {
   TESSERA_TMA_BODY("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(map), "r"(c0),
                    "r"(c1), "r"(c2), "r"(src)
+                   : "memory");
+}
+
+TESSERA_DEVICE inline void tma_store_4d(TmaDescriptor const* map, int c0, int c1, int c2, int c3, std::uint32_t src) {
+  TESSERA_TMA_BODY("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%1, %2, %3, %4}], [%5];\n" ::"l"(map), "r"(c0),
+                   "r"(c1), "r"(c2), "r"(c3), "r"(src)
                    : "memory");
 }
 

@@ -1,0 +1,84 @@
+// attention::OnlineSoftmax on an emulated warpgroup: scores arriving a block of keys at a time
+// (random normal, some masked: whole rows, a row's first block, scattered keys) give the softmax
+// of the full row (the weighted sum of a value per key, rescaled as the kernel rescales O) and its
+// log-sum-exp, against double precision; rows that see no key give 0 and -infinity.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "tessera/attention/softmax.hpp"
+#include "tessera/tile/wgmma_accum.hpp"
+#include "warpgroup_emulation.hpp"
+
+using namespace tessera;
+
+namespace {
+
+template <class A>
+void check_online_softmax(int blocks, unsigned seed) {
+  constexpr int R = A::rows_per_thread, rows = A::rows, n = A::cols;
+  int const cols = blocks * n;
+  float const inf = std::numeric_limits<float>::infinity();
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  std::vector<float> s(std::size_t(rows) * std::size_t(cols));
+  std::vector<float> value(static_cast<std::size_t>(cols));
+  for (auto& x : s) x = normal(rng);
+  for (auto& x : value) x = normal(rng);
+  auto at = [&](int r, int c) -> float& { return s[std::size_t(r) * cols + c]; };
+  for (int c = 0; c < cols; ++c) at(3, c) = -inf;           // a row that sees nothing
+  for (int c = 0; c < n; ++c) at(5, c) = -inf;              // a row whose first block is masked
+  for (int c = 0; c < cols; c += 3) at(rows - 1, c) = -inf;  // scattered
+  float const scale = 0.0883883f;                            // 1 / sqrt(128)
+
+  std::vector<tile::RowValues<A::m_halves>> o(128), inverse(128), lse(128);
+  test::Warpgroup wg;
+  wg.run([&](int t, test::Warpgroup::Shfl shfl) {
+    attention::OnlineSoftmax<R> sm(scale * attention::kLog2e);
+    tile::RowValues<A::m_halves> acc{};
+    for (int b = 0; b < blocks; ++b) {
+      A frag;
+      for (int v = 0; v < A::values; ++v) frag.at(v / A::values_per_half, v % A::values_per_half) = at(A::row(t, v), b * n + A::col(t, v));
+      auto const factor = sm.step(frag, shfl);
+      for (int r = 0; r < R; ++r) acc[r] *= factor[r];
+      for (int v = 0; v < A::values; ++v)  // this thread's part of P V (the quad's parts summed below, as wgmma sums them)
+        acc[A::local_row_of(v)] += frag.at(v / A::values_per_half, v % A::values_per_half) * value[std::size_t(b * n + A::col(t, v))];
+    }
+    tile::quad_allreduce(acc, tile::SumOp{}, shfl);
+    auto const fin = sm.finish(shfl);
+    for (int r = 0; r < R; ++r) o[t][r] = acc[r] * fin.inverse[r], inverse[t][r] = fin.inverse[r], lse[t][r] = fin.lse[r];
+  });
+
+  for (int t = 0; t < 128; ++t)
+    for (int r = 0; r < R; ++r) {
+      int const row = A::local_row(t, r);
+      double top = -inf;
+      for (int c = 0; c < cols; ++c) top = std::max(top, double(at(row, c)) * scale);
+      INFO("thread " << t << " row " << row);
+      if (std::isinf(top)) {
+        CHECK(o[t][r] == 0.0f);
+        CHECK(inverse[t][r] == 0.0f);
+        CHECK((std::isinf(lse[t][r]) && lse[t][r] < 0));
+        continue;
+      }
+      double sum = 0, weighted = 0, mag = 0;
+      for (int c = 0; c < cols; ++c) {
+        double const p = std::exp(double(at(row, c)) * scale - top);
+        sum += p, weighted += p * value[std::size_t(c)], mag += p * std::fabs(value[std::size_t(c)]);
+      }
+      CHECK(std::fabs(o[t][r] - weighted / sum) <= 1e-5 * mag / sum + 1e-6);
+      CHECK(lse[t][r] == Approx(top + std::log(sum)).epsilon(1e-6).margin(1e-5));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("attention::OnlineSoftmax: the full row's softmax and LSE, a block at a time", "[attention][softmax]") {
+  check_online_softmax<tile::WgmmaAccum<float, 64, 1>>(1, 1);
+  check_online_softmax<tile::WgmmaAccum<float, 64, 1>>(5, 2);
+  check_online_softmax<tile::WgmmaAccum<float, 32, 2>>(7, 3);
+  check_online_softmax<tile::WgmmaAccum<float, 128, 1>>(3, 4);
+}

@@ -106,11 +106,12 @@ inline int depthwise_fit(int threads, int smem_bytes, int smem, int min_blocks) 
 }
 
 // The tiling of least estimated time, by a model of a multiprocessor's work in 16-byte vectors:
-// its blocks' runs of tiles (the longest run), a tile the source it copies (halo included; twice
-// for 16-byte pieces of a pixel, half a DRAM sector), its output slots (idle ones at the edges
-// included) weighted by the taps a slot computes, and a fixed cost (barriers, the epilogue's
-// set-up); the whole divided by the warps' share of hiding latency, 1 / (1 + 8 / warps) (H200:
-// 24 resident warps ran the 3 x 3 layers 7-15% faster than 12 or 16). The candidates: a block's
+// its blocks' runs of tiles (the longest run), a tile the source it copies (halo included; a
+// block's piece of a pixel under 64 bytes, a DRAM burst, costs as if it were 64: on the H200 the
+// 32-byte pieces of 56 x 56 x 128 ran 30.6 us against 26.5 for 256-byte ones), its output slots
+// (idle ones at the edges included) weighted by the taps a slot computes, and a fixed cost
+// (barriers, the epilogue's set-up); the whole divided by the warps' share of hiding latency,
+// 1 / (1 + 8 / warps) (H200: 24 resident warps ran the 3 x 3 layers 7-15% faster than 12 or 16). The candidates: a block's
 // channel vectors the largest divisor of C / V under each power of two up to 32, runs a row from
 // 1 to 64 (those that split the row evenly), rows to fill 128 or 256 threads, balanced over the
 // tiles. `smem` is the multiprocessor's shared memory, `min_blocks` the kernel's
@@ -138,7 +139,7 @@ inline DepthwiseTiling depthwise_tiling(DepthwiseGeometry const& g, int vector, 
         DepthwiseTiling t = depthwise_tile(g, vector, q, vectors, (g.to[1] + down - 1) / down, groups);
         int const used = vectors * t.rows * groups, fit = depthwise_fit(used, t.smem_bytes, smem, min_blocks);
         depthwise_grid(t, sms, fit);
-        double const staged = double(t.src_rows) * t.src_cols * vectors * (vectors == 1 ? 2 : 1);
+        double const staged = double(t.src_rows) * t.src_cols * vectors * std::max(1.0, 4.0 / vectors);
         double const tile = staged + double(used) * q * (1 + taps / 18.0) + 32;
         double const warps = double(std::min<std::int64_t>(fit, (t.blocks + sms - 1) / sms)) * ((used + 31) / 32);
         double const time = double((t.blocks + sms - 1) / sms) * ((t.tiles + t.parts - 1) / t.parts) * tile * (1 + 8 / warps);

@@ -209,6 +209,32 @@ TEST_CASE("conv depthwise (groups = C = K): the direct kernel, Fprop and Dgrad",
   CHECK(run_conv<Dg>(dw(2, 13, 11, 64, 3, 3, 1, 1, 1)) <= 1.0);
   CHECK(run_conv<Dg>(dw(3, 17, 19, 24, 3, 3, 1, 1, 2)) <= 1.0);       // strided: the terms that divide
   CHECK(run_conv<Dg>(dw(1, 23, 29, 40, 5, 5, 4, 4, 3, 2)) <= 1.0);
+  // The shared-memory tiles (conv/depthwise_kernel.hpp): many tiles a row and column with the
+  // last one partial, a block's channels a divisor of C / 8 (1, 27 of 513, 6 or 2 of 60), the
+  // window at step 2 (3 x 3 and 5 x 5), stride 3 on the general path, 7 x 7, and Dgrad at stride 2
+  // and 3 (the source spread out in shared memory).
+  CHECK(run_conv<Fp>(dw(1, 115, 113, 32, 3, 3, 1, 1, 1)) <= 1.0);
+  CHECK(run_conv<Dg>(dw(1, 115, 113, 32, 3, 3, 1, 1, 1)) <= 1.0);
+  CHECK(run_conv<Fp>(dw(2, 57, 59, 64, 3, 3, 1, 1, 2)) <= 1.0);
+  CHECK(run_conv<Dg>(dw(2, 57, 59, 64, 3, 3, 1, 1, 2)) <= 1.0);
+  CHECK(run_conv<Fp>(dw(2, 37, 41, 8, 3, 3, 1, 1, 1)) <= 1.0);
+  CHECK(run_conv<Dg>(dw(2, 37, 41, 8, 3, 3, 1, 1, 1)) <= 1.0);
+  CHECK(run_conv<Fp>(dw(1, 5, 7, 4104, 3, 3, 1, 1, 1)) <= 1.0);
+  CHECK(run_conv<Dg>(dw(1, 9, 7, 4104, 3, 3, 1, 1, 2)) <= 1.0);
+  CHECK(run_conv<Fp>(dw(2, 14, 14, 480, 5, 5, 2, 2, 1)) <= 1.0);
+  CHECK(run_conv<Dg>(dw(2, 14, 14, 480, 5, 5, 2, 2, 1)) <= 1.0);
+  CHECK(run_conv<Fp>(dw(2, 29, 31, 40, 5, 5, 2, 2, 2)) <= 1.0);
+  CHECK(run_conv<Dg>(dw(2, 29, 31, 40, 5, 5, 2, 2, 2)) <= 1.0);
+  CHECK(run_conv<Fp>(dw(2, 31, 29, 16, 3, 3, 1, 1, 3)) <= 1.0);
+  CHECK(run_conv<Dg>(dw(2, 31, 29, 16, 3, 3, 1, 1, 3)) <= 1.0);
+  CHECK(run_conv<Fp>(dw(1, 33, 35, 24, 7, 7, 3, 3, 1)) <= 1.0);
+  CHECK(run_conv<Dg>(dw(1, 33, 35, 24, 7, 7, 3, 3, 1)) <= 1.0);
+  CHECK(run_conv<Sm80Conv<half_t, conv::Dgrad>>(dw(2, 19, 23, 24, 3, 3, 1, 1, 2)) <= 1.0);  // f16, strided Dgrad
+  p = conv::Problem{};  // 3-D at stride 2 in depth, Dgrad spread out in depth
+  p.n = 1, p.d = 7, p.h = 9, p.w = 10, p.c = p.k = p.groups = 24, p.t = p.r = p.s = 3, p.pad_before = p.pad_after = {1, 1, 1};
+  p.stride = {2, 2, 1};
+  CHECK(run_conv<Fp>(p) <= 1.0);
+  CHECK(run_conv<Dg>(p) <= 1.0);
   // The Hopper Config runs the same kernel.
   using Sm90Dw = conv::Config<arch::Sm90, bfloat16_t, bfloat16_t, bfloat16_t, float, conv::Fprop, gemm::BlockTile<128, 128, 64>,
                               gemm::Warpgroups<2>, gemm::Stages<4>>;
@@ -219,6 +245,8 @@ TEST_CASE("conv depthwise (groups = C = K): the direct kernel, Fprop and Dgrad",
   args.problem = dw(1, 8, 8, 12, 3, 3, 1, 1, 1);
   args.x = x.get(), args.w = w.get(), args.y = y.get();
   CHECK_THAT(conv::Conv<Fp>::can_implement(args).message(), Catch::Contains("C = 12 is not a multiple of 8"));
+  args.problem = dw(1, 210, 210, 8, 3, 3, 100, 100, 1, 100);  // a dilation of 100: a 201 x 202 pixel window
+  CHECK_THAT(conv::Conv<Fp>::can_implement(args).message(), Catch::Contains("the depthwise kernel's smallest tile"));
   using Wg = conv::Conv<Sm80Conv<bfloat16_t, conv::Wgrad>>;
   typename Wg::Arguments wargs;
   wargs.problem = dw(1, 8, 8, 16, 3, 3, 1, 1, 1);

@@ -150,9 +150,9 @@ class Conv {
     }
     if (small_channels(p)) {  // x and w are read element by element
       if constexpr (direct_types) {
-        if (direct_small(p)) return small_channel_can_implement<EX, EY, typename Cfg::Epilogue>(p, a.y);
+        if (direct_small(p)) return small_channel_can_implement<EX, EY, typename Cfg::Epilogue>(p, a.x, a.y);
         if constexpr (hopper) {  // the shared memory (or no device)
-          Status const st = small_channel_can_implement<EX, EY, typename Cfg::Epilogue>(p, a.y);
+          Status const st = small_channel_can_implement<EX, EY, typename Cfg::Epilogue>(p, a.x, a.y);
           return st.ok() ? st : Status(st.code(), st.message() + ", or a Warps<M, N> Config (whose kernel pads the channels to 8 in the workspace)");
         }
       } else if constexpr (hopper) {

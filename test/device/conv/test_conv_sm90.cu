@@ -72,6 +72,8 @@ TEST_CASE("conv Fprop sm90: small-channel inputs (C = 1 to 7) on the direct kern
   CHECK(run_conv<Cfg>(p) <= 1.0);  // 1-D: boxes of 128 pixels along the row (128, 128, 74)
   p.w = 20000, p.stride = {1, 1, 3};
   CHECK(run_conv<Cfg>(p) <= 1.0);  // 1-D, a row too wide for one patch: 53 segments of up to 126 pixels
+  p.w = 6000, p.c = 3, p.k = 8, p.s = 3, p.pad_before = p.pad_after = {0, 0, 1000}, p.stride = {1, 1, 1};
+  CHECK(run_conv<Cfg>(p) <= 1.0);  // 1-D, segments that read padding alone (their patches all zeros)
   using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::Relu>;
   CHECK(run_conv<Sm90Fprop<bfloat16_t, Epi>>(problem2d(2, 15, 15, 3, 64, 3, 3, 1, 1, 2)) <= 1.0);
   CHECK(run_conv<Sm90Fprop<bfloat16_t, Epi>>(problem2d(1, 19, 23, 3, 40, 7, 7, 3, 3, 2)) <= 1.0);  // a partial chunk of the bias

@@ -10,8 +10,8 @@
 // tessera-perf-report prints.
 //
 // All three directions run the Hopper kernel (TMA im2col) but strided Dgrad, which runs the sm80
-// one: this bench is the scoreboard the kernels are measured on. Layers with C = 3 (the stem) need
-// the small-channel path and are not here yet.
+// one: this bench is the scoreboard the kernels are measured on. The stem (C = 3) runs the direct
+// small-channel kernel (conv/small_channel.hpp), plain and with its folded batch norm's bias + ReLU.
 #include <cudnn.h>
 
 #include <algorithm>
@@ -208,6 +208,9 @@ using Conv80 = conv::Config<arch::Sm80, E, E, E, float, Dir, gemm::BlockTile<128
 // The ResNet block's epilogue: + bias[k], + the shortcut R (Y's shape), ReLU.
 template <class E>
 using BlockEpi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, E>, epilogue::ResidualAdd<E>, epilogue::Relu>;
+// The stem's: its batch norm folded into the filters and a bias, then ReLU.
+template <class E>
+using StemEpi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, E>, epilogue::Relu>;
 
 template <class Cfg>
 void run_tessera(benchmark::State& state, conv::Problem const& p) {
@@ -218,7 +221,9 @@ void run_tessera(benchmark::State& state, conv::Problem const& p) {
   args.x = t.x;
   args.w = t.w;
   args.y = t.y;
-  if constexpr (!std::is_same_v<typename Cfg::Epilogue, epilogue::Identity>)
+  if constexpr (std::is_same_v<typename Cfg::Epilogue, StemEpi<E>>)
+    args.epilogue = Cfg::Epilogue::make(t.bias);
+  else if constexpr (!std::is_same_v<typename Cfg::Epilogue, epilogue::Identity>)
     args.epilogue = Cfg::Epilogue::make(t.bias, epilogue::MatrixRef<E>::row_major(t.residual, p.k));
   // K split automatically where the output tiles alone cannot fill the GPU (Wgrad's K, N P Q, is
   // long and its output small; the 7 x 7 layers have few output tiles).
@@ -250,7 +255,7 @@ void BM_tessera(benchmark::State& state) {
   conv::Problem const p = Make(state);
   if constexpr (std::is_same_v<Dir, conv::Fprop>) {
     // Groups of channels not a multiple of the Hopper k-tile's 64 run the sm80 kernel; the stem's
-    // C = 3 runs the Hopper kernel over its im2col matrix.
+    // C = 3 runs the small-channel kernel (whichever the Config).
     if (p.c >= 8 && p.c_per_group() % 64 != 0) run_tessera<Conv80<E, Dir>>(state, p);
     else run_fprop<E, epilogue::Identity>(state, p);
   } else if constexpr (std::is_same_v<Dir, conv::Dgrad>) {
@@ -455,9 +460,9 @@ BENCHMARK(BM_cudnn<half_t, conv::Wgrad, resnet_layer>)->Name("conv_f16_wgrad/cud
 BENCHMARK(BM_fused<bfloat16_t>)->Name("conv_bf16_block/tessera")->Apply(resnet50);
 BENCHMARK(BM_tessera<bfloat16_t, conv::Fprop, resnet_layer>)->Name("conv_bf16_block/tessera_plain")->Apply(resnet50);
 BENCHMARK(BM_cudnn_fused<bfloat16_t>)->Name("conv_bf16_block/cudnn_fused")->Apply(resnet50);
-// The stem (C = 3).
+// The stem (C = 3): the small-channel kernel, plain and with the bias + ReLU fused.
 BENCHMARK(BM_tessera<bfloat16_t, conv::Fprop, resnet_layer>)->Name("conv_bf16_stem/tessera")->Apply(stem);
-BENCHMARK(BM_config<Conv80<bfloat16_t, conv::Fprop>>)->Name("conv_bf16_stem/tessera_sm80")->Apply(stem);
+BENCHMARK(BM_config<Fprop90<bfloat16_t, 64, 8, StemEpi<bfloat16_t>>>)->Name("conv_bf16_stem/tessera_bias_relu")->Apply(stem);
 BENCHMARK(BM_cudnn<bfloat16_t, conv::Fprop, resnet_layer>)->Name("conv_bf16_stem/cudnn")->Apply(stem);
 // 3-D.
 BENCHMARK(BM_tessera<bfloat16_t, conv::Fprop, video_layer>)->Name("conv3d_bf16_fprop/tessera")->Apply(video);

@@ -19,8 +19,8 @@
 // BlockTile K: its k-tile is one tap). A Warpgroups Config runs the Hopper kernel (TMA im2col, wgmma): Fprop,
 // unit-stride Dgrad and Wgrad (split_k = 0 picks its K split), 16-bit types with BlockTile K =
 // 64. A depthwise Fprop or Dgrad (groups = C = K) runs a direct kernel whichever the Config
-// (conv/depthwise.hpp); a dense Fprop of C = 1 to 7 (an RGB stem) stages its input in the
-// workspace (small_channels below). In progress (issue 32): strided Dgrad on Hopper.
+// (conv/depthwise.hpp); a dense Fprop of C = 1 to 7 (an RGB stem) of 16-bit types runs a direct
+// tensor-core kernel (conv/small_channel.hpp; small_channels below). In progress (issue 32): strided Dgrad on Hopper.
 // docs/conv.md. Under hipcc, conv::Conv is conv/gfx9/conv.hpp's: arch::Gfx90a / arch::Gfx940
 // Configs on the gfx9 kernel (docs/porting-to-amd.md).
 // tessera-header: gpu-runtime
@@ -44,10 +44,10 @@ using Conv = gfx9::Conv<Cfg>;
 #include "tessera/conv/config.hpp"
 #include "tessera/conv/data_parallel.hpp"
 #include "tessera/conv/depthwise.hpp"
-#include "tessera/conv/im2col_matrix.hpp"
 #include "tessera/conv/implicit_gemm.hpp"
 #include "tessera/conv/pad_channels.hpp"
 #include "tessera/conv/problem.hpp"
+#include "tessera/conv/small_channel.hpp"
 #include "tessera/conv/sm80/im2col_loader.hpp"
 #include "tessera/conv/sm90/im2col_loader.hpp"
 #include "tessera/core/runtime.hpp"
@@ -78,7 +78,7 @@ class Conv {
   // at least four k-tiles, none empty).
   static constexpr int kMaxSplit = 32;
   static int split_k_for(Arguments const& a) {
-    if (is_depthwise(a.problem)) return 1;  // the direct kernel
+    if (is_depthwise(a.problem) || direct_small(a.problem)) return 1;  // the direct kernels
     int device = 0;
     int const sms = a.split_k != 0 || runtime::current_device(device) != runtime::kSuccess ? 1 : std::max(1, runtime::multiprocessors(device));
     // (The persistent kernel keeps a tile's slices resident at once: no more units than SMs.)
@@ -86,44 +86,46 @@ class Conv {
   }
 
   // Small-channel inputs (an RGB image: C = 1 to 7, dense Fprop), so that the user passes the
-  // tensors as they are. The sm80 kernel: the input and the filters are padded to 8 channels in
-  // the workspace (conv/pad_channels.hpp) and the padded problem runs. The Hopper kernel: the
-  // input is written out as its im2col matrix (conv/im2col_matrix.hpp: T R S C columns, padded to
-  // a multiple of 8) and the filters to rows of as many, and a 1 x 1 layer over that matrix runs
-  // (tiled TMA), writing the same output pixels.
+  // tensors as they are. 16-bit X and W run the direct kernel (conv/small_channel.hpp: the input
+  // patch and the filters in shared memory, no workspace), on either Config. Other types (tf32's
+  // floats) on the sm80 kernel, and 16-bit filters too large for that kernel's shared memory, are
+  // padded to 8 channels in the workspace (conv/pad_channels.hpp) and the padded problem runs;
+  // the Hopper kernel refuses those (its k-tile is 64 channels).
   static constexpr int kPaddedChannels = 8;
+  static constexpr bool direct_types = std::is_same_v<EX, EW> && (std::is_same_v<EX, bfloat16_t> || std::is_same_v<EX, half_t>);
   static bool small_channels(Problem const& p) {
     return (!hopper || sizeof(EX) == 2) && Cfg::direction == Direction::kFprop && p.groups == 1 && p.c >= 1 && p.c < kPaddedChannels;
   }
-  // Rows of the staged input (sm80: input pixels; Hopper: output pixels) and filters, and their columns.
-  static std::int64_t staged_rows(Problem const& p) {
-    return hopper ? std::int64_t(p.n) * p.z() * p.p() * p.q() : std::int64_t(p.n) * p.d * p.h * p.w;
+  // The small-channel problems the direct kernel takes (its shared memory is enough).
+  static bool direct_small(Problem const& p) {
+    if constexpr (direct_types) {
+      if (!small_channels(p)) return false;
+      int device = 0;  // (K % 8 and y's alignment are can_implement's to report)
+      return runtime::current_device(device) == runtime::kSuccess &&
+             small_channel_shape<typename Cfg::Epilogue>(p, runtime::max_shared_memory_per_block(device)).smem_bytes > 0;
+    }
+    return false;
   }
-  static int staged_columns(Problem const& p) { return hopper ? im2col_pitch(p) : kPaddedChannels; }
+  // The sm80 kernel's padded problem: X (N D H W pixels) and W (K T R S taps) at 8 channels.
   static std::size_t pad_bytes(Problem const& p) {
-    return padded_bytes<EX>(staged_rows(p), staged_columns(p)) +
-           padded_bytes<EW>(std::int64_t(p.k) * (hopper ? 1 : p.t * p.r * p.s), staged_columns(p));
+    return padded_bytes<EX>(std::int64_t(p.n) * p.d * p.h * p.w, kPaddedChannels) +
+           padded_bytes<EW>(std::int64_t(p.k) * p.t * p.r * p.s, kPaddedChannels);
   }
-  // The staged problem's arguments; x and w in the workspace (or, before there is one, y).
+  // The padded problem's arguments; x and w in the workspace (or, before there is one, y).
   static Arguments padded(Arguments const& a, void* workspace) {
     Arguments b = a;
     Problem const& p = a.problem;
-    if (hopper) {  // a 1 x 1 layer over the output pixels
-      b.problem = Problem{};
-      b.problem.n = p.n, b.problem.d = p.z(), b.problem.h = p.p(), b.problem.w = p.q();
-      b.problem.c = im2col_pitch(p), b.problem.k = p.k;
-    } else {
-      b.problem.c = kPaddedChannels;
-    }
+    b.problem.c = kPaddedChannels;
     char* const base = static_cast<char*>(workspace);
     b.x = base ? reinterpret_cast<EX*>(base) : reinterpret_cast<EX*>(a.y);
-    b.w = base ? reinterpret_cast<EW*>(base + padded_bytes<EX>(staged_rows(p), staged_columns(p))) : reinterpret_cast<EW*>(a.y);
+    b.w = base ? reinterpret_cast<EW*>(base + padded_bytes<EX>(std::int64_t(p.n) * p.d * p.h * p.w, kPaddedChannels))
+               : reinterpret_cast<EW*>(a.y);
     return b;
   }
 
   static std::size_t workspace_size(Arguments const& a) {
     if (!check(a.problem) || a.split_k < 0 || a.split_k > kMaxSplit) return 0;
-    if (small_channels(a.problem)) return pad_bytes(a.problem) + workspace_size(padded(a, nullptr));
+    if (small_channels(a.problem)) return hopper || direct_small(a.problem) ? 0 : pad_bytes(a.problem) + workspace_size(padded(a, nullptr));
     int const split = split_k_for(a);
     if (split <= 1) return 0;
     GemmShape const g = gemm_shape(a.problem, Cfg::direction);
@@ -139,15 +141,23 @@ class Conv {
     if (a.x == nullptr || a.w == nullptr || a.y == nullptr)
       return Status::invalid_argument("conv::Conv: x, w and y must be device pointers (one is null)");
     bool const scaled = a.scale_x != nullptr || a.scale_w != nullptr || a.scale_y != nullptr || a.amax != nullptr;
-    if (scaled && (!hopper || is_depthwise(p)))
+    if (scaled && (!hopper || is_depthwise(p) || small_channels(p)))
       return fail("scale_x, scale_w, scale_y and amax are applied by the Hopper kernel (Warpgroups) only, and not by the depthwise "
-                  "kernel; fold the scales into the epilogue chain (epilogue::LinearCombination's alpha)");
+                  "or the small-channel kernel; fold the scales into the epilogue chain (epilogue::LinearCombination's alpha)");
     if (is_depthwise(p)) {  // groups = C = K: the direct kernel of conv/depthwise.hpp
       if constexpr (same_types) return depthwise_can_implement<EX>(p, Cfg::direction, a.x, a.w, a.y);
       else return fail("the depthwise kernel (groups = C = K) takes one element type for x, w and y; use one type");
     }
     if (small_channels(p)) {  // x and w are read element by element
-      if constexpr (hopper) TESSERA_RETURN_IF_ERROR(im2col_matrix_supported(p));
+      if constexpr (direct_types) {
+        if (direct_small(p)) return small_channel_can_implement<EX, EY, typename Cfg::Epilogue>(p, a.x, a.y);
+        if constexpr (hopper) {  // the shared memory (or no device)
+          Status const st = small_channel_can_implement<EX, EY, typename Cfg::Epilogue>(p, a.x, a.y);
+          return st.ok() ? st : Status(st.code(), st.message() + ", or a Warps<M, N> Config (whose kernel pads the channels to 8 in the workspace)");
+        }
+      } else if constexpr (hopper) {
+        return fail("C = " + s(p.c) + " runs the small-channel kernel, which takes x and w of one 16-bit type (bfloat16_t, half_t); convert them");
+      }
       return can_implement(padded(a, nullptr));
     }
     // A k-tile of Fprop is BK channels of one tap, of Dgrad BK filters of one tap.
@@ -194,22 +204,20 @@ class Conv {
   Status run(Arguments const& a, void* workspace = nullptr, cudaStream_t stream = nullptr) const {
     TESSERA_RETURN_IF_ERROR(can_implement(a));
     if (small_channels(a.problem)) {
+      if constexpr (direct_types) {
+        if (direct_small(a.problem)) return run_small_channel(a.problem, a.x, a.w, a.y, a.epilogue, stream);
+      }
       if (workspace == nullptr)
-        return Status::workspace_too_small("conv::Conv: C = " + std::to_string(a.problem.c) + " is staged in the workspace (" +
-                                           (hopper ? "the input's im2col matrix" : "padded to 8 channels") +
-                                           "): pass workspace_size(args) = " + std::to_string(workspace_size(a)) + " bytes");
+        return Status::workspace_too_small("conv::Conv: C = " + std::to_string(a.problem.c) +
+                                           " is staged in the workspace (padded to 8 channels): pass workspace_size(args) = " +
+                                           std::to_string(workspace_size(a)) + " bytes");
       if (reinterpret_cast<std::uintptr_t>(workspace) % 256 != 0)  // before anything is written to it
         return Status::misaligned("conv::Conv: the workspace must be 256-byte aligned (the staged tensors are read as 16-byte "
                                   "vectors and TMA tiles); allocate it with cudaMalloc or round its offset up to 256");
       Problem const& p = a.problem;
       Arguments const b = padded(a, workspace);
-      if constexpr (hopper && sizeof(EX) == 2) {
-        TESSERA_RETURN_IF_ERROR(im2col_matrix(p, a.x, b.x, stream));
-        TESSERA_RETURN_IF_ERROR(pad_channels(a.w, b.w, p.k, p.t * p.r * p.s * p.c, im2col_pitch(p), stream));
-      } else {
-        TESSERA_RETURN_IF_ERROR(pad_channels(a.x, b.x, std::int64_t(p.n) * p.d * p.h * p.w, p.c, kPaddedChannels, stream));
-        TESSERA_RETURN_IF_ERROR(pad_channels(a.w, b.w, std::int64_t(p.k) * p.t * p.r * p.s, p.c, kPaddedChannels, stream));
-      }
+      TESSERA_RETURN_IF_ERROR(pad_channels(a.x, b.x, std::int64_t(p.n) * p.d * p.h * p.w, p.c, kPaddedChannels, stream));
+      TESSERA_RETURN_IF_ERROR(pad_channels(a.w, b.w, std::int64_t(p.k) * p.t * p.r * p.s, p.c, kPaddedChannels, stream));
       return run(b, static_cast<char*>(workspace) + pad_bytes(p), stream);
     }
     if (split_k_for(a) > 1 && workspace == nullptr)

@@ -180,11 +180,13 @@ double run_conv(conv::Problem const& p, int split_k = 1, Scales const sc = {}) {
 using test::problem2d;  // test/support/conv_problem.hpp
 
 
-// A problem whose inputs are staged in the workspace (small channels), run without one: the
-// refusal names the workspace (and `says`), and nothing is written.
+// A problem whose inputs are staged in the workspace (small channels padded to 8), run without
+// one: the refusal names the workspace (and `says`), and nothing is written.
 template <class Cfg>
 void check_asks_for_workspace(conv::Problem const& p, char const* says) {
-  test::DeviceBuffer<bfloat16_t> x(4096), w(4096), y(4096);
+  test::DeviceBuffer<typename Cfg::ElementX> x(4096);
+  test::DeviceBuffer<typename Cfg::ElementW> w(4096);
+  test::DeviceBuffer<typename Cfg::ElementY> y(4096);
   typename conv::Conv<Cfg>::Arguments args;
   args.problem = p;
   args.x = x.get(), args.w = w.get(), args.y = y.get();
@@ -193,6 +195,14 @@ void check_asks_for_workspace(conv::Problem const& p, char const* says) {
   CHECK_THAT(conv::Conv<Cfg>{}.run(args, nullptr).message(), Catch::Contains(says) && Catch::Contains("workspace_size(args)"));
   TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
   CHECK(y.to_host() == before);
+}
+
+// A small-channel problem whose input patch passes any GPU's shared memory (7 x 7 x 7 taps at
+// dilation 5 span 31 planes of 31 rows): the direct kernel refuses it.
+inline conv::Problem huge_small_channel_filter() {
+  conv::Problem p;
+  p.n = 1, p.d = p.h = p.w = 34, p.c = 7, p.k = 8, p.t = p.r = p.s = 7, p.dilation = {5, 5, 5};
+  return p;
 }
 
 }  // namespace tessera::test::conv_check

@@ -55,17 +55,25 @@ TEST_CASE("conv Fprop sm80: channels of a group a multiple of 8, not of BlockTil
   CHECK(run_conv<Cfg>(p) <= 1.0);  // 3-D
 }
 
-TEST_CASE("conv Fprop sm80: small-channel inputs (C = 1 to 7) padded to 8 in the workspace", "[gpu][conv][sm80]") {
+TEST_CASE("conv Fprop sm80: small-channel inputs (C = 1 to 7) on the direct kernel", "[gpu][conv][sm80]") {
   test::require_gpu();
   using Cfg = Sm80Fprop<bfloat16_t>;
   CHECK(run_conv<Cfg>(problem2d(2, 23, 21, 3, 16, 7, 7, 3, 3, 2)) <= 1.0);  // the ResNet stem's shape: RGB, 7x7 stride 2
   CHECK(run_conv<Cfg>(problem2d(3, 9, 10, 1, 24, 3, 3, 1, 1, 1)) <= 1.0);   // grayscale
   CHECK(run_conv<Cfg>(problem2d(1, 17, 13, 4, 40, 5, 5, 2, 2, 2)) <= 1.0);   // C = 4
-  CHECK(run_conv<Cfg>(problem2d(2, 11, 12, 7, 8, 3, 3, 1, 1, 1), 2) <= 1.0);  // C = 7, split-K (its workspace after the padded tensors)
+  CHECK(run_conv<Cfg>(problem2d(2, 11, 12, 7, 8, 3, 3, 1, 1, 1), 2) <= 1.0);  // C = 7, K = 8; split_k ignored
+  CHECK(run_conv<Cfg>(problem2d(1, 31, 37, 6, 136, 2, 5, 3, 1, 3)) <= 1.0);  // asymmetric 2 x 5, stride 3, padding wider than half the filter
+  CHECK(run_conv<Sm80Fprop<half_t>>(problem2d(1, 7, 7, 3, 64, 7, 7, 3, 3, 1)) <= 1.0);  // f16: a 7 x 7 output, boxes across rows
   using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::Relu>;
   CHECK(run_conv<Sm80Fprop<bfloat16_t, Epi>>(problem2d(2, 15, 15, 3, 64, 3, 3, 1, 1, 2)) <= 1.0);
-  // Without the workspace it asks for it, and writes nothing.
-  check_asks_for_workspace<Cfg>(problem2d(1, 8, 8, 3, 16, 3, 3, 1, 1, 1), "padded to 8 channels");
+  // A float output from 16-bit inputs: 8 outputs are two 16-byte vectors.
+  using F32Out = conv::Config<arch::Sm80, bfloat16_t, bfloat16_t, float, float, conv::Fprop, gemm::BlockTile<128, 128, 32>, gemm::Warps<2, 2>,
+                              gemm::Stages<3>>;
+  CHECK(run_conv<F32Out>(problem2d(2, 23, 21, 3, 24, 7, 7, 3, 3, 2)) <= 1.0);
+  // A filter whose input patch passes the shared memory: padded to 8 channels in the workspace
+  // instead (and, without the workspace, it asks for it and writes nothing).
+  CHECK(run_conv<Cfg>(huge_small_channel_filter()) <= 1.0);
+  check_asks_for_workspace<Cfg>(huge_small_channel_filter(), "padded to 8 channels");
 }
 
 TEST_CASE("conv Fprop sm80: tf32 (float tensors, tf32 tensor cores)", "[gpu][conv][sm80][tf32]") {
@@ -78,6 +86,7 @@ TEST_CASE("conv Fprop sm80: tf32 (float tensors, tf32 tensor cores)", "[gpu][con
   CHECK(run_conv<Tf32>(problem2d(1, 7, 7, 256, 64, 3, 3, 1, 1, 1), 3) <= 1.0);  // split-K
   CHECK(run_conv<Tf32>(problem2d(2, 8, 9, 64, 48, 3, 3, 1, 1, 1, 1, 2)) <= 1.0);  // groups = 2
   CHECK(run_conv<Tf32>(problem2d(2, 9, 10, 3, 16, 3, 3, 1, 1, 1)) <= 1.0);     // C = 3: padded in the workspace
+  check_asks_for_workspace<Tf32>(problem2d(1, 8, 8, 3, 16, 3, 3, 1, 1, 1), "padded to 8 channels");
   using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, float>, epilogue::Relu>;
   CHECK(run_conv<conv::Config<arch::Sm80, float, float, float, float, conv::Fprop, gemm::BlockTile<128, 128, 32>, gemm::Warps<2, 2>,
                               gemm::Stages<3>, Epi>>(problem2d(2, 10, 12, 32, 40, 3, 3, 1, 1, 1)) <= 1.0);

@@ -47,33 +47,51 @@ TEST_CASE("conv Fprop sm90: TMA im2col through the GEMM's kernel", "[gpu][conv][
   CHECK(run_conv<Sm90Fprop<bfloat16_t, Epi>>(problem2d(1, 9, 7, 256, 96, 3, 3, 1, 1, 1, 1, 4), 2) <= 1.0);  // and split-K
 }
 
-TEST_CASE("conv Fprop sm90: small-channel inputs (C = 1 to 7) as the im2col matrix in the workspace, and 1 x 1 layers of any C", "[gpu][conv][sm90]") {
+TEST_CASE("conv Fprop sm90: small-channel inputs (C = 1 to 7) on the direct kernel, and 1 x 1 layers of any C", "[gpu][conv][sm90]") {
   test::require_gpu();
   using Cfg = Sm90Fprop<bfloat16_t>;
-  CHECK(run_conv<Cfg>(problem2d(2, 23, 21, 3, 64, 7, 7, 3, 3, 2)) <= 1.0);  // the ResNet stem's shape: 147 columns, padded to 152
-  CHECK(run_conv<Cfg>(problem2d(3, 9, 10, 1, 24, 3, 3, 1, 1, 1)) <= 1.0);   // grayscale: 9 columns, one partial k-tile
-  CHECK(run_conv<Cfg>(problem2d(1, 17, 13, 4, 40, 5, 5, 2, 2, 2)) <= 1.0);   // C = 4
-  CHECK(run_conv<Cfg>(problem2d(2, 11, 12, 7, 136, 3, 3, 1, 1, 1)) <= 1.0);  // C = 7: 63 columns, one k-tile
-  {  // C = 7, 5 x 5: 176 columns, three k-tiles, split in two: the split's workspace after the staged tensors
-    conv::Problem const q = problem2d(2, 11, 12, 7, 136, 5, 5, 2, 2, 1);
-    typename conv::Conv<Cfg>::Arguments args;
-    args.problem = q, args.split_k = 2;
-    std::size_t const split = conv::Conv<Cfg>::workspace_size(args);
-    args.split_k = 1;
-    CHECK(split > conv::Conv<Cfg>::workspace_size(args));
-    CHECK(run_conv<Cfg>(q, 2) <= 1.0);
-  }
+  // The ResNet stem's shape (147 columns in 10 k-steps), without a workspace.
+  conv::Problem const stem = problem2d(2, 23, 21, 3, 64, 7, 7, 3, 3, 2);
+  typename conv::Conv<Cfg>::Arguments args;
+  args.problem = stem;
+  CHECK(conv::Conv<Cfg>::workspace_size(args) == 0);
+  CHECK(run_conv<Cfg>(stem) <= 1.0);
+  CHECK(run_conv<Cfg>(problem2d(3, 9, 10, 1, 24, 3, 3, 1, 1, 1)) <= 1.0);   // grayscale: 9 columns, one partial k-step; K = 24
+  CHECK(run_conv<Cfg>(problem2d(1, 17, 13, 4, 40, 5, 5, 2, 2, 2)) <= 1.0);   // C = 4, K = 40
+  CHECK(run_conv<Cfg>(problem2d(2, 11, 12, 7, 136, 3, 3, 1, 1, 1)) <= 1.0);  // C = 7, K = 136: three channel chunks (64, 64, 8)
+  CHECK(run_conv<Cfg>(problem2d(2, 11, 12, 7, 136, 5, 5, 2, 2, 1), 2) <= 1.0);  // split_k is ignored (one pass over the columns)
+  CHECK(run_conv<Cfg>(problem2d(1, 29, 31, 3, 16, 7, 7, 3, 3, 3)) <= 1.0);   // N = 1, prime H and W, stride 3
+  CHECK(run_conv<Cfg>(problem2d(1, 13, 11, 5, 8, 3, 2, 4, 3, 1, 2)) <= 1.0);  // asymmetric 3 x 2, dilation 2, padding wider than the filter
+  CHECK(run_conv<Cfg>(problem2d(2, 227, 229, 3, 32, 11, 11, 2, 2, 4)) <= 1.0);  // AlexNet's 11 x 11 stride 4, odd extents
   CHECK(run_conv<Sm90Fprop<half_t, epilogue::Identity, 64>>(problem2d(2, 16, 15, 3, 64, 7, 7, 3, 3, 2, 2)) <= 1.0);  // dilation 2, f16
   conv::Problem p;
   p.n = 2, p.d = 5, p.h = 6, p.w = 7, p.c = 3, p.k = 16, p.t = p.r = p.s = 3, p.pad_before = p.pad_after = {1, 1, 1}, p.stride = {2, 1, 2};
   CHECK(run_conv<Cfg>(p) <= 1.0);  // 3-D
+  p = conv::Problem{};
+  p.n = 3, p.w = 331, p.c = 2, p.k = 24, p.s = 7, p.pad_before = {0, 0, 4}, p.pad_after = {0, 0, 1};
+  CHECK(run_conv<Cfg>(p) <= 1.0);  // 1-D: boxes of 128 pixels along the row (128, 128, 74)
+  p.w = 20000, p.stride = {1, 1, 3};
+  CHECK(run_conv<Cfg>(p) <= 1.0);  // 1-D, a row too wide for one patch: 53 segments of up to 126 pixels
+  p.w = 6000, p.c = 3, p.k = 8, p.s = 3, p.pad_before = p.pad_after = {0, 0, 1000}, p.stride = {1, 1, 1};
+  CHECK(run_conv<Cfg>(p) <= 1.0);  // 1-D, segments that read padding alone (their patches all zeros)
   using Epi = epilogue::Chain<epilogue::Bias<epilogue::PerColumn, bfloat16_t>, epilogue::Relu>;
   CHECK(run_conv<Sm90Fprop<bfloat16_t, Epi>>(problem2d(2, 15, 15, 3, 64, 3, 3, 1, 1, 2)) <= 1.0);
+  CHECK(run_conv<Sm90Fprop<bfloat16_t, Epi>>(problem2d(1, 19, 23, 3, 40, 7, 7, 3, 3, 2)) <= 1.0);  // a partial chunk of the bias
   // 1 x 1 dense layers over a plain matrix: any C that is a multiple of 8 (the last k-tile partial).
   CHECK(run_conv<Cfg>(problem2d(2, 9, 11, 24, 72, 1, 1, 0, 0, 1)) <= 1.0);
   CHECK(run_conv<Cfg>(problem2d(1, 13, 7, 200, 64, 1, 1, 0, 0, 1)) <= 1.0);
-  // Without the workspace it asks for it, and writes nothing.
-  check_asks_for_workspace<Cfg>(problem2d(1, 8, 8, 3, 16, 3, 3, 1, 1, 1), "the input's im2col matrix");
+  // What it refuses, with the fix: K not a multiple of 8; a filter whose input patch passes the
+  // shared memory (the sm80 kernel pads the channels instead); scales.
+  test::DeviceBuffer<bfloat16_t> x(4096), w(4096), y(4096);
+  args.x = x.get(), args.w = w.get(), args.y = y.get();
+  args.problem = problem2d(1, 8, 8, 3, 12, 3, 3, 1, 1, 1);
+  CHECK_THAT(conv::Conv<Cfg>::can_implement(args).message(), Catch::Contains("K = 12 is not a multiple of 8"));
+  args.problem = huge_small_channel_filter();
+  CHECK_THAT(conv::Conv<Cfg>::can_implement(args).message(), Catch::Contains("shared memory") && Catch::Contains("Warps<M, N> Config"));
+  args.problem = stem;
+  test::DeviceBuffer<float> scale(std::vector<float>{1.0f});
+  args.scale_x = scale.get();
+  CHECK_THAT(conv::Conv<Cfg>::can_implement(args).message(), Catch::Contains("small-channel kernel"));
 }
 
 TEST_CASE("conv Fprop sm90: fp8 e4m3 with per-tensor scales and amax", "[gpu][conv][sm90][fp8]") {

@@ -1,0 +1,110 @@
+// attention::Attention<Config>: fused attention at compile time, as gemm::Gemm is a GEMM:
+// can_implement says what is wrong with the arguments and how to fix it, and run launches nothing
+// then.
+//
+//   using Cfg = attention::Config<arch::Sm90, bfloat16_t, attention::HeadDim<128>, attention::BlockTile<128, 128>,
+//                                 attention::Consumers<2>, attention::Stages<2>>;
+//   attention::Attention<Cfg>::Arguments args{attention::Problem::dense(b, h, h_kv, sq, sk, 128, attention::Layout::kBSHD),
+//                                             d_q, d_k, d_v, d_o};
+//   args.lse = d_lse;                                   // optional: float [batch][heads][seqlen_q]
+//   if (Status s = attention::Attention<Cfg>{}.run(args, nullptr, stream); !s) ...
+//
+// The problem's semantics, layouts and LSE: attention/problem.hpp; the masks and score stages:
+// attention/masks.hpp, attention/score_chain.hpp; the kernel: attention/sm90/kernel.hpp. Not yet
+// (issue 33): variable lengths, the sm80 and gfx9 kernels, fp8.
+// tessera-header: gpu-runtime
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "tessera/attention/config.hpp"
+#include "tessera/attention/problem.hpp"
+#include "tessera/attention/sm90/kernel.hpp"
+#include "tessera/core/runtime.hpp"
+#include "tessera/core/status.hpp"
+
+namespace tessera::attention {
+
+template <class Cfg>
+class Attention {
+ public:
+  using Config = Cfg;
+  using E = typename Cfg::Element;
+  using Chain = typename Cfg::Chain;
+
+  struct Arguments {
+    Problem problem;
+    E const* q = nullptr;
+    E const* k = nullptr;
+    E const* v = nullptr;
+    E* o = nullptr;
+    float* lse = nullptr;  // optional
+    Chain chain{};         // the masks' and score stages' parameters
+  };
+
+  static std::size_t workspace_size(Arguments const&) { return 0; }
+
+  static Status can_implement(Arguments const& a) {
+    Problem const& p = a.problem;
+    TESSERA_RETURN_IF_ERROR(check(p));
+    auto const s = [](std::int64_t v) { return std::to_string(v); };
+    auto const fail = [](std::string m) { return Status::not_supported("attention::Attention: " + std::move(m)); };
+    if (p.head_dim != Cfg::D || p.head_dim_v != Cfg::Dv)
+      return fail("the problem's head dimensions (" + s(p.head_dim) + ", " + s(p.head_dim_v) + ") are not the Config's HeadDim<" + s(Cfg::D) +
+                  ", " + s(Cfg::Dv) + ">; use a Config of the problem's head dimensions");
+    if (p.variable()) return fail("variable lengths (cu_seqlens) are not in the Hopper kernel yet; run each sequence as a batch of one");
+    if (a.q == nullptr || a.k == nullptr || a.v == nullptr || a.o == nullptr)
+      return Status::invalid_argument("attention::Attention: q, k, v and o must be device pointers (one is null)");
+    auto const misaligned = [](void const* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0; };
+    bool strides_ok = true;
+    for (Strides const& st : {p.q, p.k, p.v, p.o}) strides_ok = strides_ok && st.seq % 8 == 0 && st.head % 8 == 0 && st.batch % 8 == 0;
+    if (misaligned(a.q) || misaligned(a.k) || misaligned(a.v) || misaligned(a.o) || !strides_ok)
+      return Status::misaligned("attention::Attention: q, k, v and o must be 16-byte aligned and their strides multiples of 8 elements "
+                                "(16 bytes); allocate with cudaMalloc and pad the rows");
+    int device = 0, major = 0;
+    if (runtime::current_device(device) != runtime::kSuccess || (major = runtime::compute_capability_major(device)) == 0)
+      return Status::device_error("attention::Attention: no CUDA device is available; run on a machine with an NVIDIA GPU");
+    if (major != 9) return fail("the Hopper kernel runs on compute capability 9.0 only (this device is " + s(major) + ".x)");
+    cudaFuncAttributes attributes{};
+    if (cudaFuncGetAttributes(&attributes, sm90::attention_kernel<Cfg>) != cudaSuccess || attributes.sharedSizeBytes != 0) {
+      cudaGetLastError();
+      return fail("this binary holds no sm_90a code of the attention kernel; build with CMAKE_CUDA_ARCHITECTURES=90a");
+    }
+    typename sm90::Loader<Cfg>::Params probe{};
+    return sm90::Loader<Cfg>::make(p, a.q, a.k, a.v, probe);
+  }
+
+  Status run(Arguments const& a, void* = nullptr, cudaStream_t stream = nullptr) const {
+    TESSERA_RETURN_IF_ERROR(can_implement(a));
+    Problem const& p = a.problem;
+    sm90::Params<Cfg> params{};
+    TESSERA_RETURN_IF_ERROR(sm90::Loader<Cfg>::make(p, a.q, a.k, a.v, params.load));
+    params.chain = a.chain;
+    params.batch = p.batch, params.heads = p.heads, params.group = p.group();
+    params.q_len = p.seqlen_q, params.k_len = p.seqlen_k;
+    params.q_blocks = (p.seqlen_q + Cfg::BQ - 1) / Cfg::BQ;
+    params.scale = p.softmax_scale();
+    params.o_strides = p.o;
+    params.o = a.o;
+    params.lse = a.lse;
+    if (params.tiles() == 0) return Status::success();  // no query: nothing to write
+    int device = 0;
+    (void)runtime::current_device(device);
+    auto kernel = sm90::attention_kernel<Cfg>;
+    constexpr int smem = sm90::Kernel<Cfg>::smem_bytes;
+    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err == cudaSuccess) {
+      unsigned const blocks = unsigned(std::min(params.tiles(), std::max(1, runtime::multiprocessors(device))));
+      kernel<<<blocks, Cfg::threads, smem, stream>>>(params);
+      err = cudaGetLastError();
+    }
+    if (err != cudaSuccess) return Status::device_error(std::string("attention::Attention: launch failed: ") + cudaGetErrorString(err));
+    return Status::success();
+  }
+};
+
+}  // namespace tessera::attention

@@ -1,0 +1,129 @@
+// The Hopper attention kernel (FlashAttention-3's design, first form): persistent and warp-
+// specialized. Warpgroup 0's first thread walks the block's tiles of queries and loads each one's
+// Q, then its visited blocks' K and V through two rings of stages (attention/sm90/loader.hpp);
+// the consumer warpgroups each own 64 of a tile's queries and run attention/sm90/mainloop.hpp on
+// them, then store O and the LSE. Tiles go blockIdx.x, blockIdx.x + gridDim.x, ... in the order
+// query block (fastest), query head, batch entry: a head's tiles run together and share its K
+// and V in L2.
+// tessera-header: cuda-only
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "tessera/arch/sm90/mbarrier.hpp"
+#include "tessera/attention/block_range.hpp"
+#include "tessera/attention/problem.hpp"
+#include "tessera/attention/sm90/loader.hpp"
+#include "tessera/attention/sm90/mainloop.hpp"
+#include "tessera/attention/sm90/storage.hpp"
+#include "tessera/pipeline/warp_specialized.hpp"
+
+namespace tessera::attention::sm90 {
+
+template <class Cfg>
+struct Params {
+  using E = typename Cfg::Element;
+  typename Loader<Cfg>::Params load;
+  typename Cfg::Chain chain;
+  int batch, heads, group, q_len, k_len, q_blocks;
+  float scale;       // the softmax scale
+  Strides o_strides;
+  E* o;
+  float* lse;  // null: not written
+  TESSERA_HD int tiles() const { return q_blocks * heads * batch; }
+};
+
+template <class Cfg>
+struct Kernel {
+  using S = Storage<Cfg>;
+  using Main = Mainloop<Cfg>;
+  static constexpr int BQ = Cfg::BQ, BKV = Cfg::BKV, Stages = Cfg::stages, Consumers = Cfg::consumers;
+  static constexpr int smem_bytes = int(sizeof(S));
+
+  TESSERA_DEVICE static TileInfo tile(Params<Cfg> const& p, int w) {
+    int const m = w % p.q_blocks, rest = w / p.q_blocks, h = rest % p.heads;
+    return TileInfo{rest / p.heads, h, h / p.group, m * BQ, p.q_len, p.k_len};
+  }
+  TESSERA_DEVICE static BlockRange range(Params<Cfg> const& p, TileInfo const& t) {
+    int const q1 = t.q0 + BQ < t.q_len ? t.q0 + BQ : t.q_len;
+    return block_range(p.chain, Block{t.b, t.h, t.q0, q1, 0, t.k_len, t.q_len, t.k_len}, BKV);
+  }
+
+  TESSERA_DEVICE static void run(Params<Cfg> const& p, S& s) {
+    int const tid = threadIdx.x;
+    typename S::Pipe const kp(s.k_barriers), vp(s.v_barriers);
+    if (tid == 0) {
+      Loader<Cfg>::prefetch(p.load);
+      kp.init(Consumers);
+      vp.init(Consumers);
+      arch::mbarrier_init(arch::smem_address(&s.q_full), 1);
+      arch::mbarrier_init(arch::smem_address(&s.q_empty), Consumers);
+      arch::fence_mbarrier_init();
+    }
+    __syncthreads();
+    pipeline::run_roles<40, 232>(tid / 128, [&] { produce(p, s, tid); }, [&](int c) { consume(p, s, c, tid % 128); });
+  }
+
+  TESSERA_DEVICE static void produce(Params<Cfg> const& p, S& s, int tid) {
+    if (tid != 0) return;
+    typename S::Pipe const kp(s.k_barriers), vp(s.v_barriers);
+    std::uint32_t const q_full = arch::smem_address(&s.q_full), q_empty = arch::smem_address(&s.q_empty);
+    int pos = 0;
+    for (int w = blockIdx.x, i = 0; w < p.tiles(); w += gridDim.x, ++i) {
+      TileInfo const t = tile(p, w);
+      BlockRange const r = range(p, t);
+      if (i > 0) arch::mbarrier_wait(q_empty, std::uint32_t((i - 1) & 1));  // the last tile's Q is read
+      arch::mbarrier_arrive_expect_tx(q_full, S::q_bytes);
+      Loader<Cfg>::load_q(s, p.load, q_full, t.b, t.h, t.q0);
+      for (int n = r.first; n < r.last; ++n, ++pos) {
+        int const stage = pos % Stages;
+        Loader<Cfg>::load_k(s, p.load, stage, kp.producer_acquire(pos, S::k_bytes), t.b, t.hk, n * BKV);
+        Loader<Cfg>::load_v(s, p.load, stage, vp.producer_acquire(pos, S::v_bytes), t.b, t.hk, n * BKV);
+      }
+    }
+  }
+
+  TESSERA_DEVICE static void consume(Params<Cfg> const& p, S& s, int c, int thread) {
+    constexpr float log2e = kLog2e;
+    float const scale_log2 = Main::natural ? log2e : p.scale * log2e;
+    int pos = 0;
+    for (int w = blockIdx.x, i = 0; w < p.tiles(); w += gridDim.x, ++i) {
+      TileInfo const t = tile(p, w);
+      BlockRange const r = range(p, t);
+      arch::mbarrier_wait(arch::smem_address(&s.q_full), std::uint32_t(i & 1));
+      typename Main::OAcc o;
+      typename Main::Softmax sm(scale_log2);
+      Main::run(s, p.chain, p.scale, t, r, pos, c, thread, o, sm);
+      struct Store {
+        Params<Cfg> const& p;
+        TileInfo const& t;
+        TESSERA_DEVICE void operator()(int q, int col, std::uint32_t pair) const {
+          *reinterpret_cast<std::uint32_t*>(p.o + p.o_strides.offset(t.b, q, t.h) + col) = pair;
+        }
+        TESSERA_DEVICE void lse(int q, float value) const {
+          if (p.lse != nullptr) p.lse[(std::int64_t(t.b) * p.heads + t.h) * t.q_len + q] = value;
+        }
+      };
+      Main::finish(o, sm, r.size() == 0, t, c, thread, Store{p, t});
+    }
+  }
+};
+
+// The kernel's body needs sm_90a (wgmma, setmaxnreg); built for another target it is a marker
+// (a static shared variable the host reads to refuse the launch), as the GEMM's sm90 kernel is.
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::threads, 1) attention_kernel(__grid_constant__ Params<Cfg> const p) {
+#if defined(TESSERA_ARCH_SM90A)
+  extern __shared__ __align__(1024) char smem[];
+  Kernel<Cfg>::run(p, *reinterpret_cast<Storage<Cfg>*>(smem));
+#elif TESSERA_DEVICE_PASS
+  (void)p;
+  __shared__ int built_without_sm90a;
+  asm volatile("st.shared.u32 [%0], 0;\n" ::"r"(arch::smem_address(&built_without_sm90a)) : "memory");
+  TESSERA_UNREACHABLE("the sm90 attention kernel needs sm_90a: build with CMAKE_CUDA_ARCHITECTURES=90a");
+#endif
+}
+
+}  // namespace tessera::attention::sm90

@@ -1,0 +1,69 @@
+// The Hopper attention kernel's loads: Q, K and V through 4-D TMA maps over (head dimension,
+// sequence, head, batch) with the problem's strides (BSHD and BHSD alike), boxes of 64 head-dim
+// columns (one 128-byte swizzle span) by the tile's rows. Positions past a sequence arrive as
+// zeros (masked or never stored by the kernel).
+//
+//   Loader<Cfg>::make(problem, q, k, v, params);          // host: the maps, or what is wrong
+//   Loader<Cfg>::load_q(s, params, full, b, h, q0);        // device, one thread
+// tessera-header: cuda-only
+#pragma once
+
+#include <cstdint>
+
+#include "tessera/arch/sm80/ldmatrix.hpp"  // smem_address
+#include "tessera/arch/sm90/tensor_map.hpp"
+#include "tessera/arch/sm90/tma.hpp"
+#include "tessera/attention/problem.hpp"
+#include "tessera/attention/sm90/storage.hpp"
+#include "tessera/core/status.hpp"
+
+namespace tessera::attention::sm90 {
+
+template <class Cfg>
+struct Loader {
+  using E = typename Cfg::Element;
+  using S = Storage<Cfg>;
+  static constexpr int D = Cfg::D, Dv = Cfg::Dv, BQ = Cfg::BQ, BKV = Cfg::BKV;
+
+  struct Params {
+    arch::sm90::TmaDescriptor q, k, v;
+  };
+
+  static Status make(Problem const& p, E const* q, E const* k, E const* v, Params& out) {
+    auto const map = [&](arch::sm90::TmaDescriptor& m, E const* base, Strides const& st, int dim, int seqlen, int heads, int rows) {
+      std::uint64_t const extent[4] = {std::uint64_t(dim), std::uint64_t(seqlen > 0 ? seqlen : 1), std::uint64_t(heads),
+                                       std::uint64_t(p.batch)};
+      // (A batch of one entry leaves its stride unused; it must still be a valid one.)
+      std::uint64_t const stride[3] = {std::uint64_t(st.seq), std::uint64_t(st.head), std::uint64_t(p.batch > 1 ? st.batch : 8)};
+      std::uint32_t const box[4] = {64, std::uint32_t(rows), 1, 1};
+      return arch::sm90::make_tensor_map_4d(m, base, extent, stride, box, arch::sm90::TmaSwizzle::k128B);
+    };
+    TESSERA_RETURN_IF_ERROR(map(out.q, q, p.q, D, p.seqlen_q, p.heads, BQ));
+    TESSERA_RETURN_IF_ERROR(map(out.k, k, p.k, D, p.seqlen_k, p.heads_kv, BKV));
+    return map(out.v, v, p.v, Dv, p.seqlen_k, p.heads_kv, BKV);
+  }
+
+  TESSERA_DEVICE static void prefetch(Params const& p) {
+    arch::sm90::tma_prefetch_descriptor(&p.q);
+    arch::sm90::tma_prefetch_descriptor(&p.k);
+    arch::sm90::tma_prefetch_descriptor(&p.v);
+  }
+
+  // Queries q0 .. q0 + BQ - 1 of head h, batch entry b.
+  TESSERA_DEVICE static void load_q(S& s, Params const& p, std::uint32_t full, int b, int h, int q0) {
+    TESSERA_UNROLL
+    for (int j = 0; j < D / 64; ++j) arch::sm90::tma_load_4d(arch::smem_address(&s.q[j][0]), &p.q, 64 * j, q0, h, b, full);
+  }
+  // Keys k0 .. k0 + BKV - 1 of K/V head hk into ring stage `stage`.
+  TESSERA_DEVICE static void load_k(S& s, Params const& p, int stage, std::uint32_t full, int b, int hk, int k0) {
+    TESSERA_UNROLL
+    for (int j = 0; j < D / 64; ++j) arch::sm90::tma_load_4d(arch::smem_address(&s.k[stage][j][0]), &p.k, 64 * j, k0, hk, b, full);
+  }
+  TESSERA_DEVICE static void load_v(S& s, Params const& p, int stage, std::uint32_t full, int b, int hk, int k0) {
+    TESSERA_UNROLL
+    for (int j = 0; j < Dv / 64; ++j)
+      arch::sm90::tma_load_4d(arch::smem_address(&s.v[stage][j * S::VTile::block_elements]), &p.v, 64 * j, k0, hk, b, full);
+  }
+};
+
+}  // namespace tessera::attention::sm90

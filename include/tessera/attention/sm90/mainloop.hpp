@@ -1,0 +1,119 @@
+// One consumer warpgroup's work on a tile of queries in the Hopper attention kernel: for each
+// visited block of keys, S = Q K^T (wgmma SS over the head dimension), the score chain where the
+// block needs it (attention/block_range.hpp), the online softmax (attention/softmax.hpp), O
+// rescaled, P to registers and O += P V (wgmma RS). Then the epilogue: O / l to the output and
+// the LSE. The consumer owns 64 of the tile's query rows.
+//
+// Milestone form: each block's two GEMMs are waited for in turn (no overlap of one block's
+// softmax with the next block's GEMMs, no turns between consumers yet).
+// tessera-header: cuda-only
+#pragma once
+
+#include <cstdint>
+
+#include "tessera/arch/sm90/mbarrier.hpp"
+#include "tessera/arch/sm90/wgmma.hpp"
+#include "tessera/attention/block_range.hpp"
+#include "tessera/attention/coord.hpp"
+#include "tessera/attention/softmax.hpp"
+#include "tessera/attention/sm90/storage.hpp"
+#include "tessera/epilogue/convert.hpp"
+#include "tessera/tile/wgmma_accum.hpp"
+
+namespace tessera::attention::sm90 {
+
+// A tile of queries: BQ queries from q0 of head h of batch entry b, the sequences' lengths.
+struct TileInfo {
+  int b, h, hk, q0, q_len, k_len;
+};
+
+template <class Cfg>
+struct Mainloop {
+  using E = typename Cfg::Element;
+  using Chain = typename Cfg::Chain;
+  using S = Storage<Cfg>;
+  static constexpr int D = Cfg::D, Dv = Cfg::Dv, BKV = Cfg::BKV, Stages = Cfg::stages;
+  using SAcc = tile::WgmmaAccum<float, BKV, 1>;
+  using OAcc = tile::WgmmaAccum<float, Dv, 1>;
+  using MmaS = arch::sm90::Wgmma<BKV, E, E, float, arch::sm90::Major::K, arch::sm90::Major::K>;
+  using MmaO = arch::sm90::Wgmma<Dv, E, E, float, arch::sm90::Major::K, arch::sm90::Major::MN>;
+  using Softmax = OnlineSoftmax<SAcc::rows_per_thread>;
+  // A chain that changes scores sees them in natural units (scale applied first); a chain of masks
+  // sees them unscaled and the scale stays folded into the softmax's exponent.
+  static constexpr bool natural = Chain::modifies;
+
+  // Blocks [r.first, r.last) of tile t at ring positions pos, pos + 1, ... into o and sm; Q's
+  // last read arrives on q_empty.
+  TESSERA_DEVICE static void run(S& s, Chain const& chain, float scale, TileInfo const& t, BlockRange r, int& pos, int c, int thread,
+                                 OAcc& o, Softmax& sm) {
+    typename S::Pipe const kp(s.k_barriers), vp(s.v_barriers);
+    int const row0 = 64 * c;
+    Block const rows{t.b, t.h, t.q0 + row0, t.q0 + row0 + 64 < t.q_len ? t.q0 + row0 + 64 : t.q_len, 0, t.k_len, t.q_len, t.k_len};
+    if (r.size() == 0 && thread == 0) arch::mbarrier_arrive(arch::smem_address(&s.q_empty));
+    for (int n = r.first; n < r.last; ++n, ++pos) {
+      int const stage = pos % Stages;
+      SAcc sacc;
+      kp.consumer_wait(pos);
+      arch::sm90::wgmma_fence();
+      TESSERA_UNROLL
+      for (int ks = 0; ks < D / 16; ++ks) {
+        if (ks == 0) MmaS::ss_first(sacc.regs[0], s.q_desc(row0, ks), s.k_desc(stage, ks));
+        else MmaS::ss(sacc.regs[0], s.q_desc(row0, ks), s.k_desc(stage, ks), true);
+      }
+      arch::sm90::wgmma_commit_group();
+      arch::sm90::wgmma_wait_group<0>();
+      arch::sm90::wgmma_fence_operands(sacc.regs[0]);
+      if (thread == 0) {
+        kp.consumer_release(pos);
+        if (n == r.last - 1) arch::mbarrier_arrive(arch::smem_address(&s.q_empty));
+      }
+      scores(chain, scale, t, rows, n, sacc, thread);
+      auto const factor = sm.step(sacc);
+      if (n > r.first) tile::transform_rows(o, [&](float x, int i) { return x * factor[i]; });
+      auto const p = tile::to_a_operand<E>(sacc);
+      vp.consumer_wait(pos);
+      arch::sm90::wgmma_fence();
+      TESSERA_UNROLL
+      for (int ks = 0; ks < BKV / 16; ++ks) MmaO::rs(o.regs[0], p.regs[0][ks], s.v_desc(stage, ks), n > r.first || ks > 0);
+      arch::sm90::wgmma_commit_group();
+      arch::sm90::wgmma_wait_group<0>();
+      arch::sm90::wgmma_fence_operands(o.regs[0]);
+      if (thread == 0) vp.consumer_release(pos);
+    }
+  }
+
+  // O / l to `out` (rows past q_len dropped) and the LSE, for the consumer's rows of tile t.
+  template <class Store>
+  TESSERA_DEVICE static void finish(OAcc& o, Softmax const& sm, bool empty, TileInfo const& t, int c, int thread, Store&& store) {
+    auto const fin = sm.finish();
+    TESSERA_UNROLL
+    for (int v = 0; v < OAcc::values; v += 2) {
+      int const i = OAcc::local_row_of(v);
+      float const lo = empty ? 0.0f : o.regs[0][v] * fin.inverse[i], hi = empty ? 0.0f : o.regs[0][v + 1] * fin.inverse[i];
+      int const q = t.q0 + 64 * c + OAcc::row(thread, v);
+      if (q < t.q_len) store(q, OAcc::col(thread, v), epilogue::convert_output_packed<E>(lo, hi));
+    }
+    if (thread % 4 == 0) {
+      TESSERA_UNROLL
+      for (int i = 0; i < SAcc::rows_per_thread; ++i) {
+        int const q = t.q0 + 64 * c + SAcc::local_row(thread, i);
+        if (q < t.q_len) store.lse(q, empty ? -__builtin_inff() : fin.lse[i]);
+      }
+    }
+  }
+
+ private:
+  // The chain on block n's scores where it may mask or change them; keys past k_len masked.
+  TESSERA_DEVICE static void scores(Chain const& chain, float scale, TileInfo const& t, Block const& rows, int n, SAcc& sacc, int thread) {
+    BlockKind const kind = block_kind(chain, rows, n, BKV);
+    if (!natural && kind == BlockKind::kFull) return;
+    int const k0 = n * BKV;
+    tile::transform(sacc, thread, [&](float x, int row, int col) {
+      Coord const at{t.b, t.h, rows.q0 + row, k0 + col, t.q_len, t.k_len};
+      if (at.k >= t.k_len) return -__builtin_inff();
+      return natural ? float(chain.score(x * scale, at)) : float(chain.score(x, at));
+    });
+  }
+};
+
+}  // namespace tessera::attention::sm90

@@ -1,0 +1,148 @@
+// attention::Attention on the Hopper kernel against the host reference in double
+// (test/support/attention_reference.hpp): random normal Q, K, V; O and LSE poisoned; lengths 1,
+// 3, 113, 127..129, 1023 and sq != sk both ways, zero keys; GQA and MQA; BSHD and BHSD; head
+// dims 64, 128, 256 and (192, 128); every mask and score stage, chained and one of the test's own
+// (rows that see no key: O = 0, LSE = -inf); the refusals.
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../support/device_check.hpp"
+#include "attention_reference.hpp"
+#include "tessera/attention/attention.hpp"
+#include "tessera/attention/masks.hpp"
+
+using namespace tessera;
+using namespace tessera::attention;
+using tessera::test::DeviceBuffer;
+
+namespace {
+
+template <int D, int Dv = D, int BKV = 128, class Chain = NoMask>
+using Cfg90 = Config<arch::Sm90, bfloat16_t, HeadDim<D, Dv>, BlockTile<128, BKV>, Consumers<2>, Stages<2>, Chain>;
+
+std::vector<bfloat16_t> random_tensor(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<bfloat16_t> v(n);
+  for (auto& x : v) x = bfloat16_t(normal(rng));
+  return v;
+}
+
+// Runs p (packed tensors) with the chain `dev` (its host twin `host` for the reference); returns the
+// worst |error| / tolerance over O and LSE: O within 2^-7 of (|o| + the sum of p |v|) -- P is
+// rounded to 16 bits on its way to the tensor cores -- and LSE within 2^-10 (1 + |lse|).
+template <class Cfg>
+double run_attention(Problem const& p, typename Cfg::Chain const& dev = {}, typename Cfg::Chain const& host = {}) {
+  std::size_t const nq = std::size_t(p.batch) * p.seqlen_q * p.heads * p.head_dim;
+  std::size_t const nk = std::size_t(p.batch) * p.seqlen_k * p.heads_kv * p.head_dim;
+  std::size_t const nv = std::size_t(p.batch) * p.seqlen_k * p.heads_kv * p.head_dim_v;
+  std::size_t const no = std::size_t(p.batch) * p.seqlen_q * p.heads * p.head_dim_v;
+  auto const q = random_tensor(std::max<std::size_t>(nq, 1), 1), k = random_tensor(std::max<std::size_t>(nk, 1), 2),
+             v = random_tensor(std::max<std::size_t>(nv, 1), 3);
+  DeviceBuffer<bfloat16_t> dq(q), dk(k), dv(v), dout(std::max<std::size_t>(no, 1));
+  DeviceBuffer<float> dlse(std::max<std::size_t>(std::size_t(p.batch) * p.heads * p.seqlen_q, 1));
+  typename Attention<Cfg>::Arguments args{p, dq.get(), dk.get(), dv.get(), dout.get(), dlse.get(), dev};
+  Status const s = Attention<Cfg>{}.run(args);
+  INFO(s.message());
+  REQUIRE(s.ok());
+  TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
+  auto const got = dout.to_host();
+  auto const lse = dlse.to_host();
+  auto const l = test::attention_lengths(p);
+  auto const ref = test::attention_reference(p, l, q.data(), k.data(), v.data(), host, no);
+  double worst = 0;
+  int bad = 0;
+  for (std::size_t i = 0; i < no; ++i) {
+    double const tol = std::ldexp(std::fabs(ref.o[i]) + ref.mag[i], -7) + 1e-6;
+    double const e = std::fabs(double(got[i].to_float()) - ref.o[i]) / tol;
+    if (!(e <= 1.0) && ++bad <= 5) UNSCOPED_INFO("O[" << i << "] = " << got[i].to_float() << ", want " << ref.o[i]);
+    worst = std::max(worst, std::isnan(e) ? 1e30 : e);
+  }
+  for (std::size_t i = 0; i < ref.lse.size(); ++i) {
+    double const want = ref.lse[i];
+    double const e = std::isinf(want) ? (std::isinf(lse[i]) && lse[i] < 0 ? 0.0 : 1e30)
+                                      : std::fabs(lse[i] - want) / std::ldexp(1.0 + std::fabs(want), -10);
+    if (!(e <= 1.0) && ++bad <= 10) UNSCOPED_INFO("LSE[" << i << "] = " << lse[i] << ", want " << want);
+    worst = std::max(worst, std::isnan(e) ? 1e30 : e);
+  }
+  INFO("batch " << p.batch << " heads " << p.heads << "/" << p.heads_kv << " sq " << p.seqlen_q << " sk " << p.seqlen_k << " d "
+                << p.head_dim << "/" << p.head_dim_v);
+  CHECK(worst <= 1.0);
+  return worst;
+}
+
+Problem dense(int b, int h, int hk, int sq, int sk, int d, attention::Layout layout = attention::Layout::kBSHD, int dv = 0) {
+  return Problem::dense(b, h, hk, sq, sk, d, layout, dv);
+}
+
+// A stage of the test's own: documents of 100 tokens that see only themselves.
+struct SameDocument {
+  TESSERA_HD float score(float x, Coord const& c) const { return c.q / 100 == c.k / 100 ? x : -__builtin_inff(); }
+  static constexpr bool modifies = false;
+};
+
+}  // namespace
+
+TEST_CASE("attention sm90: no mask, lengths, GQA and MQA, layouts", "[gpu][attention][sm90]") {
+  test::require_gpu();
+  using Cfg = Cfg90<128>;
+  run_attention<Cfg>(dense(1, 2, 2, 128, 128, 128));
+  run_attention<Cfg>(dense(2, 4, 2, 113, 127, 128));    // GQA 2, neither a multiple of the tiles
+  run_attention<Cfg>(dense(1, 1, 1, 1, 1, 128));
+  run_attention<Cfg>(dense(1, 3, 1, 129, 1023, 128));   // MQA
+  run_attention<Cfg>(dense(2, 2, 2, 1024, 3, 128));     // sq > sk
+  run_attention<Cfg>(dense(1, 8, 1, 300, 500, 128, attention::Layout::kBHSD));  // GQA 8, BHSD
+  run_attention<Cfg>(dense(1, 2, 2, 256, 0, 128));      // no keys: O = 0, LSE = -inf
+  run_attention<Cfg>(dense(3, 16, 4, 127, 384, 128));   // more tiles than multiprocessors
+}
+
+TEST_CASE("attention sm90: head dimensions 64, 256 and (192, 128)", "[gpu][attention][sm90]") {
+  test::require_gpu();
+  run_attention<Cfg90<64>>(dense(2, 4, 4, 300, 300, 64));
+  run_attention<Cfg90<256, 256, 64>>(dense(1, 2, 1, 200, 333, 256));
+  run_attention<Cfg90<192, 128>>(dense(1, 2, 2, 129, 257, 192, attention::Layout::kBSHD, 128));
+}
+
+TEST_CASE("attention sm90: masks and score stages, alone and chained", "[gpu][attention][sm90]") {
+  test::require_gpu();
+  using BR = ScoreChain<Causal<BottomRight>>;
+  run_attention<Cfg90<128, 128, 128, BR>>(dense(1, 2, 2, 300, 300, 128));
+  run_attention<Cfg90<128, 128, 128, BR>>(dense(1, 2, 1, 100, 700, 128));
+  run_attention<Cfg90<128, 128, 128, BR>>(dense(1, 2, 2, 700, 100, 128));  // the first 600 queries see no key
+  using TL = ScoreChain<Causal<TopLeft>>;
+  run_attention<Cfg90<128, 128, 128, TL>>(dense(2, 2, 2, 200, 333, 128));
+  using Window = ScoreChain<SlidingWindow<BottomRight>>;
+  run_attention<Cfg90<128, 128, 128, Window>>(dense(1, 2, 2, 500, 500, 128), Window{{64, 0}}, Window{{64, 0}});
+  run_attention<Cfg90<128, 128, 128, Window>>(dense(1, 2, 2, 500, 700, 128), Window{{100, 30}}, Window{{100, 30}});
+  using Capped = ScoreChain<Softcap, Causal<BottomRight>>;
+  run_attention<Cfg90<128, 128, 128, Capped>>(dense(1, 2, 2, 257, 257, 128), Capped{{2.0f}, {}}, Capped{{2.0f}, {}});
+  using Linear = ScoreChain<Alibi<BottomRight>>;
+  std::vector<float> const slopes{0.5f, 0.25f, 0.125f, 0.0625f};
+  DeviceBuffer<float> dslopes(slopes);
+  run_attention<Cfg90<128, 128, 128, Linear>>(dense(1, 4, 4, 130, 260, 128), Linear{{dslopes.get()}}, Linear{{slopes.data()}});
+  using Docs = ScoreChain<SameDocument, Causal<TopLeft>>;
+  run_attention<Cfg90<128, 128, 128, Docs>>(dense(1, 2, 2, 300, 300, 128));
+}
+
+TEST_CASE("attention sm90: refusals name the fix and launch nothing", "[gpu][attention][sm90]") {
+  test::require_gpu();
+  using Cfg = Cfg90<128>;
+  DeviceBuffer<bfloat16_t> buf(1 << 20);
+  auto const before = buf.to_host();
+  auto message = [&](Problem const& p, bfloat16_t* o) {
+    typename Attention<Cfg>::Arguments args{p, buf.get(), buf.get(), buf.get(), o};
+    return Attention<Cfg>{}.run(args).message();
+  };
+  CHECK_THAT(message(dense(1, 2, 2, 64, 64, 64), buf.get()), Catch::Contains("are not the Config's HeadDim<128, 128>"));
+  CHECK_THAT(message(dense(1, 6, 4, 64, 64, 128), buf.get()), Catch::Contains("heads = 6 is not a multiple of heads_kv = 4"));
+  CHECK_THAT(message(dense(1, 2, 2, 64, 64, 128), buf.get() + 1), Catch::Contains("16-byte aligned"));
+  std::vector<int> const cu{0, 64};
+  DeviceBuffer<int> dcu(cu);
+  CHECK_THAT(message(Problem::variable_lengths(1, 2, 2, dcu.get(), dcu.get(), 64, 64, 128), buf.get()),
+             Catch::Contains("variable lengths"));
+  TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
+  CHECK(std::memcmp(buf.to_host().data(), before.data(), before.size() * sizeof(bfloat16_t)) == 0);
+}

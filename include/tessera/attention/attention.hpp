@@ -12,7 +12,7 @@
 // The problem's semantics, layouts and LSE: attention/problem.hpp; the masks and score stages:
 // attention/masks.hpp, attention/score_chain.hpp; the kernel: attention/sm90/kernel.hpp. Not yet
 // (issue 33): variable lengths, the sm80 and gfx9 kernels, fp8.
-// tessera-header: gpu-runtime
+// tessera-header: cuda-only
 #pragma once
 
 #include <cuda_runtime.h>

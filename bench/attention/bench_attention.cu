@@ -163,7 +163,9 @@ Fingerprint fingerprint(Problem const& p, void const* o) {
   return f;
 }
 
-// Keeps one thread busy for `cycles` clocks.
+// Keeps one thread busy for `cycles` SM clocks; kHoldClocks is ~100 us at the H100's and H200's
+// 1.98 GHz.
+constexpr long long kHoldClocks = 200000;
 __global__ void hold(long long cycles) {
   long long const start = clock64();
   while (clock64() - start < cycles) {
@@ -185,7 +187,7 @@ void run_timed_queued(benchmark::State& state, Launch&& launch) {
   TESSERA_BENCH_CUDA(cudaEventCreate(&stop));
   for (auto _ : state) {
     flusher.flush();
-    hold<<<1, 1>>>(200000);
+    hold<<<1, 1>>>(kHoldClocks);
     TESSERA_BENCH_CUDA(cudaEventRecord(start));
     launch();
     TESSERA_BENCH_CUDA(cudaEventRecord(stop));

@@ -1,0 +1,254 @@
+// Fused attention, forward, against cuDNN's fused attention and FlashAttention-2 as PyTorch ships
+// them (peers.hpp), measured in the same binary on the same tensors: head dims 64, 128 and 256,
+// sequence lengths 512 to 16k at batch x seqlen = 16k tokens and heads x head dim = 2048, causal and
+// not, bf16 BSHD; f16 and BHSD at head dim 128; GQA with 32 query and 8 KV heads; a mix of variable
+// lengths. Work: FlashAttention's count, 4 b h sq sk d FLOP, halved when causal (Problem::flops);
+// the rate is TFLOP/s. Built only where libtorch is found (bench/attention/CMakeLists.txt).
+//
+// Each row also reports, from one untimed call, o_norm = |O| and o_fingerprint = Σ ±O[i] (signs
+// from a hash of i): rows of one problem that compute the same thing differ in o_fingerprint by the
+// rounding of a sum of random-signed terms, a small fraction of o_norm; a row that reads the
+// tensors otherwise (strides, heads, masks, lengths) differs by about o_norm.
+//
+// Our kernel's rows (BM_tessera) join each family under the same names: same Problem, tensors,
+// timing and FLOP count.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_util.hpp"
+#include "peers.hpp"
+#include "tessera/core/numeric_types.hpp"
+
+using namespace tessera;
+using bench::attention::Buffers;
+using bench::attention::Dtype;
+using bench::attention::Layout;
+using bench::attention::Operand;
+using bench::attention::Peer;
+using bench::attention::Problem;
+
+namespace {
+
+constexpr int kTokens = 16384;      // batch x seqlen of every fixed-length problem
+constexpr int kHeadsTimesDim = 2048;  // query heads x head dim
+
+// {hd, seqlen, causal}: b = 16k / seqlen sequences, 2048 / hd heads (MHA).
+template <Dtype T, Layout L, bool Lse>
+Problem mha(benchmark::State const& state) {
+  Problem p;
+  p.d = p.dv = int(state.range(0));
+  p.sq = p.sk = int(state.range(1));
+  p.causal = state.range(2) != 0;
+  p.b = kTokens / p.sq;
+  p.h = p.hk = kHeadsTimesDim / p.d;
+  p.dtype = T, p.layout = L, p.lse = Lse;
+  return p;
+}
+// {seqlen, causal}: GQA, 32 query heads sharing 8 KV heads, head dim 128.
+Problem gqa(benchmark::State const& state) {
+  Problem p;
+  p.sq = p.sk = int(state.range(0));
+  p.causal = state.range(1) != 0;
+  p.b = kTokens / p.sq;
+  p.h = 32, p.hk = 8;
+  return p;
+}
+// {causal}: 8 sequences of mixed lengths, 16k tokens in all, 16 heads of 128, packed.
+Problem varlen(benchmark::State const& state) {
+  Problem p;
+  p.seqlens_q = p.seqlens_k = {512, 1024, 3072, 2048, 256, 7168, 1536, 768};
+  p.b = int(p.seqlens_q.size());
+  p.sq = p.sk = *std::max_element(p.seqlens_q.begin(), p.seqlens_q.end());
+  p.causal = state.range(0) != 0;
+  return p;
+}
+using MakeProblem = Problem (*)(benchmark::State const&);
+
+void timing(benchmark::internal::Benchmark* b) {
+  b->UseManualTime()->MinTime(0.05)->Repetitions(5)->ReportAggregatesOnly(true)->Unit(benchmark::kMicrosecond);
+}
+void grid(benchmark::internal::Benchmark* b, std::vector<long> const& dims) {
+  b->ArgNames({"hd", "seqlen", "causal"});
+  for (long d : dims)
+    for (long causal : {0, 1})
+      for (long s = 512; s <= kTokens; s *= 2) b->Args({d, s, causal});
+  timing(b);
+}
+void all_dims(benchmark::internal::Benchmark* b) { grid(b, {64, 128, 256}); }
+void dim128(benchmark::internal::Benchmark* b) { grid(b, {128}); }
+void gqa_grid(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"seqlen", "causal"});
+  for (long causal : {0, 1})
+    for (long s = 512; s <= kTokens; s *= 2) b->Args({s, causal});
+  timing(b);
+}
+void varlen_grid(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"causal"});
+  b->Arg(0)->Arg(1);
+  timing(b);
+}
+
+std::string problem_key(Problem const& p) {
+  std::string k;
+  for (int v : {p.b, p.h, p.hk, p.sq, p.sk, p.d, p.dv, int(p.dtype), int(p.layout)}) k += std::to_string(v) + "/";
+  for (int v : p.seqlens_q) k += std::to_string(v) + ",";
+  for (int v : p.seqlens_k) k += std::to_string(v) + ",";
+  return k;
+}
+
+// A problem's tensors, random normal (full mantissas), filled on the device, laid out as
+// bench::attention::shape says; kept while consecutive rows share the problem. Variable-length
+// problems get their prefix sums on the device.
+struct Tensors {
+  std::string key;
+  void *q = nullptr, *k = nullptr, *v = nullptr, *o = nullptr;
+  int *cu_q = nullptr, *cu_k = nullptr;
+  explicit Tensors(Problem const& p) : key(problem_key(p)) {
+    auto make = [&](void*& d, Operand x, unsigned seed) {
+      std::size_t const n = std::size_t(bench::attention::shape(p, x).elements);
+      TESSERA_BENCH_CUDA(cudaMalloc(&d, n * 2));
+      if (p.dtype == Dtype::kBf16) bench::fill_random(static_cast<bfloat16_t*>(d), n, seed);
+      else bench::fill_random(static_cast<half_t*>(d), n, seed);
+    };
+    make(q, Operand::kQ, 1);
+    make(k, Operand::kK, 2);
+    make(v, Operand::kV, 3);
+    make(o, Operand::kO, 4);
+    auto prefix = [](int*& d, std::vector<int> const& lengths) {
+      std::vector<int> sums(1, 0);
+      for (int n : lengths) sums.push_back(sums.back() + n);
+      TESSERA_BENCH_CUDA(cudaMalloc(&d, sums.size() * sizeof(int)));
+      TESSERA_BENCH_CUDA(cudaMemcpy(d, sums.data(), sums.size() * sizeof(int), cudaMemcpyHostToDevice));
+    };
+    if (p.varlen()) {
+      prefix(cu_q, p.seqlens_q);
+      prefix(cu_k, p.seqlens_k);
+    }
+  }
+  ~Tensors() {
+    for (void* d : {q, k, v, o, static_cast<void*>(cu_q), static_cast<void*>(cu_k)}) cudaFree(d);
+  }
+};
+Tensors& tensors(Problem& p) {
+  static std::unique_ptr<Tensors> cached;
+  if (!cached || cached->key != problem_key(p)) {
+    cached.reset();
+    cached = std::make_unique<Tensors>(p);
+  }
+  p.cu_seqlens_q = cached->cu_q, p.cu_seqlens_k = cached->cu_k;
+  return *cached;
+}
+
+struct Fingerprint {
+  double signed_sum = 0, norm = 0;
+};
+// Σ ±O[i] (the sign from a hash of i) and |O|, in double on the host.
+Fingerprint fingerprint(Problem const& p, void const* o) {
+  std::size_t const n = std::size_t(bench::attention::shape(p, Operand::kO).elements);
+  std::vector<std::uint16_t> bits(n);
+  TESSERA_BENCH_CUDA(cudaMemcpy(bits.data(), o, n * 2, cudaMemcpyDeviceToHost));
+  Fingerprint f;
+  for (std::size_t i = 0; i < n; ++i) {
+    double const x = p.dtype == Dtype::kBf16 ? float(bfloat16_t::from_bits(bits[i])) : float(half_t::from_bits(bits[i]));
+    std::uint64_t h = i * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
+    f.signed_sum += (h >> 7) & 1 ? x : -x;
+    f.norm += x * x;
+  }
+  f.norm = std::sqrt(f.norm);
+  return f;
+}
+
+// Keeps one thread busy for `cycles` SM clocks; kHoldClocks is ~100 us at the H100's and H200's
+// 1.98 GHz.
+constexpr long long kHoldClocks = 200000;
+__global__ void hold(long long cycles) {
+  long long const start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+// bench::run_timed's method (warm-up, L2 flushed, events around one call, median of the
+// repetitions), with the GPU held for ~100 us between the flush and the start event: a peer's host
+// side (Torch's dispatch and allocator, cuDNN's plan cache: tens of microseconds, more than a
+// kernel launch's few) is then queued before the timing starts, so that only GPU time is counted,
+// as for our own kernels.
+template <class Launch>
+void run_timed_queued(benchmark::State& state, Launch&& launch) {
+  static bench::L2Flusher flusher;
+  for (int i = 0; i < 3; ++i) launch();
+  TESSERA_BENCH_CUDA(cudaDeviceSynchronize());
+  cudaEvent_t start, stop;
+  TESSERA_BENCH_CUDA(cudaEventCreate(&start));
+  TESSERA_BENCH_CUDA(cudaEventCreate(&stop));
+  for (auto _ : state) {
+    flusher.flush();
+    hold<<<1, 1>>>(kHoldClocks);
+    TESSERA_BENCH_CUDA(cudaEventRecord(start));
+    launch();
+    TESSERA_BENCH_CUDA(cudaEventRecord(stop));
+    TESSERA_BENCH_CUDA(cudaEventSynchronize(stop));
+    float ms = 0;
+    TESSERA_BENCH_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    state.SetIterationTime(ms * 1e-3);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+}
+
+void counters(benchmark::State& state, Problem const& p, Fingerprint const& f) {
+  state.counters["TFLOP/s"] = benchmark::Counter(p.flops() * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["o_fingerprint"] = f.signed_sum;
+  state.counters["o_norm"] = f.norm;
+}
+
+// A peer on the problem: one untimed call that also copies its output into our O (poisoned first)
+// for the fingerprint, then the timed calls on the default stream, the one the events are on.
+template <Peer P, MakeProblem Make>
+void BM_peer(benchmark::State& state) {
+  Problem p = Make(state);
+  Tensors& t = tensors(p);
+  std::string why;
+  if (!bench::attention::peer_available(P, p, &why)) return state.SkipWithError(why.c_str());
+  std::size_t const o_bytes = std::size_t(bench::attention::shape(p, Operand::kO).elements) * 2;
+  TESSERA_BENCH_CUDA(cudaMemset(t.o, 0xFF, o_bytes));  // NaN in bf16 and f16
+  if (!bench::attention::peer_run(P, p, Buffers{t.q, t.k, t.v, t.o}, nullptr, &why)) return state.SkipWithError(why.substr(0, 400).c_str());
+  TESSERA_BENCH_CUDA(cudaDeviceSynchronize());
+  Fingerprint const fp = fingerprint(p, t.o);
+  Buffers const timed{t.q, t.k, t.v, nullptr};
+  run_timed_queued(state, [&] {
+    if (!bench::attention::peer_run(P, p, timed, nullptr, &why)) {
+      std::fprintf(stderr, "bench_attention: a peer refused a problem it ran before: %s\n", why.c_str());
+      std::exit(1);
+    }
+  });
+  counters(state, p, fp);
+}
+
+}  // namespace
+
+BENCHMARK(BM_peer<Peer::kCudnn, mha<Dtype::kBf16, Layout::kBSHD, false>>)->Name("attn_bf16/cudnn")->Apply(all_dims);
+BENCHMARK(BM_peer<Peer::kFlash2, mha<Dtype::kBf16, Layout::kBSHD, false>>)->Name("attn_bf16/flash2")->Apply(all_dims);
+BENCHMARK(BM_peer<Peer::kCudnn, gqa>)->Name("attn_bf16_gqa32x8/cudnn")->Apply(gqa_grid);
+BENCHMARK(BM_peer<Peer::kFlash2, gqa>)->Name("attn_bf16_gqa32x8/flash2")->Apply(gqa_grid);
+BENCHMARK(BM_peer<Peer::kCudnn, varlen>)->Name("attn_bf16_varlen/cudnn")->Apply(varlen_grid);
+BENCHMARK(BM_peer<Peer::kFlash2, varlen>)->Name("attn_bf16_varlen/flash2")->Apply(varlen_grid);
+BENCHMARK(BM_peer<Peer::kCudnn, mha<Dtype::kF16, Layout::kBSHD, false>>)->Name("attn_f16/cudnn")->Apply(dim128);
+BENCHMARK(BM_peer<Peer::kFlash2, mha<Dtype::kF16, Layout::kBSHD, false>>)->Name("attn_f16/flash2")->Apply(dim128);
+BENCHMARK(BM_peer<Peer::kCudnn, mha<Dtype::kBf16, Layout::kBHSD, false>>)->Name("attn_bf16_bhsd/cudnn")->Apply(dim128);
+BENCHMARK(BM_peer<Peer::kFlash2, mha<Dtype::kBf16, Layout::kBHSD, false>>)->Name("attn_bf16_bhsd/flash2")->Apply(dim128);
+// cuDNN's training graph (it writes the log-sum-exp too); FlashAttention-2 always writes it.
+BENCHMARK(BM_peer<Peer::kCudnn, mha<Dtype::kBf16, Layout::kBSHD, true>>)->Name("attn_bf16_lse/cudnn")->Apply(dim128);
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  bench::add_device_context();
+  benchmark::AddCustomContext("peers", bench::attention::peer_versions());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

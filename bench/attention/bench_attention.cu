@@ -21,12 +21,14 @@
 
 #include "bench_util.hpp"
 #include "peers.hpp"
+#include "tessera/attention/attention.hpp"
+#include "tessera/attention/masks.hpp"
 #include "tessera/core/numeric_types.hpp"
 
 using namespace tessera;
 using bench::attention::Buffers;
 using bench::attention::Dtype;
-using bench::attention::Layout;
+using QkvLayout = bench::attention::Layout;  // (tessera::Layout is core/layout.hpp's)
 using bench::attention::Operand;
 using bench::attention::Peer;
 using bench::attention::Problem;
@@ -37,7 +39,7 @@ constexpr int kTokens = 16384;      // batch x seqlen of every fixed-length prob
 constexpr int kHeadsTimesDim = 2048;  // query heads x head dim
 
 // {hd, seqlen, causal}: b = 16k / seqlen sequences, 2048 / hd heads (MHA).
-template <Dtype T, Layout L, bool Lse>
+template <Dtype T, QkvLayout L, bool Lse>
 Problem mha(benchmark::State const& state) {
   Problem p;
   p.d = p.dv = int(state.range(0));
@@ -229,20 +231,77 @@ void BM_peer(benchmark::State& state) {
   counters(state, p, fp);
 }
 
+// Our kernel's Config for a head dim (the tiles of attention/sm90's first form: 128 queries, 128
+// keys a block, 64 at head dim 256 for shared memory) and its mask.
+template <class E, int D, class Chain>
+using Ours = tessera::attention::Config<arch::Sm90, E, tessera::attention::HeadDim<D>,
+                                        tessera::attention::BlockTile<128, D == 256 ? 64 : 128>, tessera::attention::Consumers<2>,
+                                        tessera::attention::Stages<2>, Chain>;
+
+// The problem as attention::Problem, with shape()'s strides (Torch's causal mask is top-left; the
+// problems here have sq = sk, where both alignments agree).
+tessera::attention::Problem ours(Problem const& p) {
+  namespace at = tessera::attention;
+  at::Problem q = at::Problem::dense(p.b, p.h, p.hk, p.sq, p.sk, p.d, at::Layout::kBSHD, p.dv);
+  auto const strides = [&](Operand x) {
+    bench::attention::Shape const sh = bench::attention::shape(p, x);
+    return at::Strides{sh.batch_stride, sh.token_stride, sh.head_stride};
+  };
+  q.q = strides(Operand::kQ), q.k = strides(Operand::kK), q.v = strides(Operand::kV), q.o = strides(Operand::kO);
+  q.scale = p.softmax_scale();
+  return q;
+}
+
+template <class Cfg>
+void run_ours(benchmark::State& state, Problem& p) {
+  using E = typename Cfg::Element;
+  Tensors& t = tensors(p);
+  typename tessera::attention::Attention<Cfg>::Arguments args{ours(p), static_cast<E const*>(t.q), static_cast<E const*>(t.k),
+                                                              static_cast<E const*>(t.v), static_cast<E*>(t.o)};
+  if (Status const s = tessera::attention::Attention<Cfg>::can_implement(args); !s) return state.SkipWithError(s.message().c_str());
+  std::size_t const o_bytes = std::size_t(bench::attention::shape(p, Operand::kO).elements) * 2;
+  TESSERA_BENCH_CUDA(cudaMemset(t.o, 0xFF, o_bytes));
+  (void)tessera::attention::Attention<Cfg>{}.run(args);
+  TESSERA_BENCH_CUDA(cudaDeviceSynchronize());
+  Fingerprint const fp = fingerprint(p, t.o);
+  run_timed_queued(state, [&] { (void)tessera::attention::Attention<Cfg>{}.run(args); });
+  counters(state, p, fp);
+}
+
+// The library on the problem (variable lengths: not in the kernel yet, the row says so).
+template <MakeProblem Make>
+void BM_tessera(benchmark::State& state) {
+  Problem p = Make(state);
+  if (p.varlen()) return state.SkipWithError("variable lengths are not in the attention kernel yet");
+  using Causal = tessera::attention::ScoreChain<tessera::attention::Causal<tessera::attention::TopLeft>>;
+  using None = tessera::attention::NoMask;
+  auto const pick = [&]<class E>(E) {
+    if (p.d == 64) return p.causal ? run_ours<Ours<E, 64, Causal>>(state, p) : run_ours<Ours<E, 64, None>>(state, p);
+    if (p.d == 256) return p.causal ? run_ours<Ours<E, 256, Causal>>(state, p) : run_ours<Ours<E, 256, None>>(state, p);
+    return p.causal ? run_ours<Ours<E, 128, Causal>>(state, p) : run_ours<Ours<E, 128, None>>(state, p);
+  };
+  if (p.dtype == Dtype::kBf16) pick(bfloat16_t{});
+  else pick(half_t{});
+}
+
 }  // namespace
 
-BENCHMARK(BM_peer<Peer::kCudnn, mha<Dtype::kBf16, Layout::kBSHD, false>>)->Name("attn_bf16/cudnn")->Apply(all_dims);
-BENCHMARK(BM_peer<Peer::kFlash2, mha<Dtype::kBf16, Layout::kBSHD, false>>)->Name("attn_bf16/flash2")->Apply(all_dims);
+BENCHMARK(BM_tessera<mha<Dtype::kBf16, QkvLayout::kBSHD, false>>)->Name("attn_bf16/tessera")->Apply(all_dims);
+BENCHMARK(BM_tessera<gqa>)->Name("attn_bf16_gqa32x8/tessera")->Apply(gqa_grid);
+BENCHMARK(BM_tessera<mha<Dtype::kF16, QkvLayout::kBSHD, false>>)->Name("attn_f16/tessera")->Apply(dim128);
+BENCHMARK(BM_tessera<mha<Dtype::kBf16, QkvLayout::kBHSD, false>>)->Name("attn_bf16_bhsd/tessera")->Apply(dim128);
+BENCHMARK(BM_peer<Peer::kCudnn, mha<Dtype::kBf16, QkvLayout::kBSHD, false>>)->Name("attn_bf16/cudnn")->Apply(all_dims);
+BENCHMARK(BM_peer<Peer::kFlash2, mha<Dtype::kBf16, QkvLayout::kBSHD, false>>)->Name("attn_bf16/flash2")->Apply(all_dims);
 BENCHMARK(BM_peer<Peer::kCudnn, gqa>)->Name("attn_bf16_gqa32x8/cudnn")->Apply(gqa_grid);
 BENCHMARK(BM_peer<Peer::kFlash2, gqa>)->Name("attn_bf16_gqa32x8/flash2")->Apply(gqa_grid);
 BENCHMARK(BM_peer<Peer::kCudnn, varlen>)->Name("attn_bf16_varlen/cudnn")->Apply(varlen_grid);
 BENCHMARK(BM_peer<Peer::kFlash2, varlen>)->Name("attn_bf16_varlen/flash2")->Apply(varlen_grid);
-BENCHMARK(BM_peer<Peer::kCudnn, mha<Dtype::kF16, Layout::kBSHD, false>>)->Name("attn_f16/cudnn")->Apply(dim128);
-BENCHMARK(BM_peer<Peer::kFlash2, mha<Dtype::kF16, Layout::kBSHD, false>>)->Name("attn_f16/flash2")->Apply(dim128);
-BENCHMARK(BM_peer<Peer::kCudnn, mha<Dtype::kBf16, Layout::kBHSD, false>>)->Name("attn_bf16_bhsd/cudnn")->Apply(dim128);
-BENCHMARK(BM_peer<Peer::kFlash2, mha<Dtype::kBf16, Layout::kBHSD, false>>)->Name("attn_bf16_bhsd/flash2")->Apply(dim128);
+BENCHMARK(BM_peer<Peer::kCudnn, mha<Dtype::kF16, QkvLayout::kBSHD, false>>)->Name("attn_f16/cudnn")->Apply(dim128);
+BENCHMARK(BM_peer<Peer::kFlash2, mha<Dtype::kF16, QkvLayout::kBSHD, false>>)->Name("attn_f16/flash2")->Apply(dim128);
+BENCHMARK(BM_peer<Peer::kCudnn, mha<Dtype::kBf16, QkvLayout::kBHSD, false>>)->Name("attn_bf16_bhsd/cudnn")->Apply(dim128);
+BENCHMARK(BM_peer<Peer::kFlash2, mha<Dtype::kBf16, QkvLayout::kBHSD, false>>)->Name("attn_bf16_bhsd/flash2")->Apply(dim128);
 // cuDNN's training graph (it writes the log-sum-exp too); FlashAttention-2 always writes it.
-BENCHMARK(BM_peer<Peer::kCudnn, mha<Dtype::kBf16, Layout::kBSHD, true>>)->Name("attn_bf16_lse/cudnn")->Apply(dim128);
+BENCHMARK(BM_peer<Peer::kCudnn, mha<Dtype::kBf16, QkvLayout::kBSHD, true>>)->Name("attn_bf16_lse/cudnn")->Apply(dim128);
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);

@@ -27,7 +27,8 @@
 //
 //   using Source = bfloat16_t;                                 // its element type
 //   static constexpr int source_matrices = 1;
-//   TESSERA_HD MatrixRef<Source> source() const;               // where it is (ptr null: none read)
+//   TESSERA_HD MatrixRef<Source> source() const;               // where it is (ptr null: not staged;
+//                                                              // the stage's own call then decides)
 //   TESSERA_HD float operator()(float x, Coord const&, SourceValue v) const;  // v.value: its value at c
 //
 // A chain takes at most one such stage.

@@ -112,6 +112,8 @@ TEST_CASE("attention sm90: masks and score stages, alone and chained", "[gpu][at
   run_attention<Cfg90<128, 128, 128, BR>>(dense(1, 2, 2, 300, 300, 128));
   run_attention<Cfg90<128, 128, 128, BR>>(dense(1, 2, 1, 100, 700, 128));
   run_attention<Cfg90<128, 128, 128, BR>>(dense(1, 2, 2, 700, 100, 128));  // the first 600 queries see no key
+  // Many tiles a block, most of them without a key (nothing loaded, O = 0) between ones with keys.
+  run_attention<Cfg90<128, 128, 128, BR>>(dense(1, 48, 8, 1900, 100, 128));
   using TL = ScoreChain<Causal<TopLeft>>;
   run_attention<Cfg90<128, 128, 128, TL>>(dense(2, 2, 2, 200, 333, 128));
   using Window = ScoreChain<SlidingWindow<BottomRight>>;

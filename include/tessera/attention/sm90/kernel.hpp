@@ -70,11 +70,15 @@ struct Kernel {
     if (tid != 0) return;
     typename S::Pipe const kp(s.k_barriers), vp(s.v_barriers);
     std::uint32_t const q_full = arch::smem_address(&s.q_full), q_empty = arch::smem_address(&s.q_empty);
-    int pos = 0;
-    for (int w = blockIdx.x, i = 0; w < p.tiles(); w += gridDim.x, ++i) {
+    // Q's phases count the tiles that have keys (iq): a tile without any loads nothing, and its
+    // consumers wait for nothing (its O is 0).
+    int pos = 0, iq = 0;
+    for (int w = blockIdx.x; w < p.tiles(); w += gridDim.x) {
       TileInfo const t = tile(p, w);
       BlockRange const r = range(p, t);
-      if (i > 0) arch::mbarrier_wait(q_empty, std::uint32_t((i - 1) & 1));  // the last tile's Q is read
+      if (r.size() == 0) continue;
+      if (iq > 0) arch::mbarrier_wait(q_empty, std::uint32_t((iq - 1) & 1));  // the last tile's Q is read
+      ++iq;
       arch::mbarrier_arrive_expect_tx(q_full, S::q_bytes);
       Loader<Cfg>::load_q(s, p.load, q_full, t.b, t.h, t.q0);
       for (int n = r.first; n < r.last; ++n, ++pos) {
@@ -88,14 +92,16 @@ struct Kernel {
   TESSERA_DEVICE static void consume(Params<Cfg> const& p, S& s, int c, int thread) {
     constexpr float log2e = kLog2e;
     float const scale_log2 = Main::natural ? log2e : p.scale * log2e;
-    int pos = 0;
-    for (int w = blockIdx.x, i = 0; w < p.tiles(); w += gridDim.x, ++i) {
+    int pos = 0, iq = 0;
+    for (int w = blockIdx.x; w < p.tiles(); w += gridDim.x) {
       TileInfo const t = tile(p, w);
       BlockRange const r = range(p, t);
-      arch::mbarrier_wait(arch::smem_address(&s.q_full), std::uint32_t(i & 1));
       typename Main::OAcc o;
       typename Main::Softmax sm(scale_log2);
-      Main::run(s, p.chain, p.scale, t, r, pos, c, thread, o, sm);
+      if (r.size() > 0) {
+        arch::mbarrier_wait(arch::smem_address(&s.q_full), std::uint32_t(iq++ & 1));
+        Main::run(s, p.chain, p.scale, t, r, pos, c, thread, o, sm);
+      }
       struct Store {
         Params<Cfg> const& p;
         TileInfo const& t;

@@ -42,14 +42,14 @@ struct Mainloop {
   // sees them unscaled and the scale stays folded into the softmax's exponent.
   static constexpr bool natural = Chain::modifies;
 
-  // Blocks [r.first, r.last) of tile t at ring positions pos, pos + 1, ... into o and sm; Q's
-  // last read arrives on q_empty.
+  // Blocks [r.first, r.last) (at least one) of tile t at ring positions pos, pos + 1, ... into o
+  // and sm; Q's last read arrives on q_empty (after the last S wgmma, which every warp of the
+  // consumer issues: no warp can still be waiting for this tile's Q then).
   TESSERA_DEVICE static void run(S& s, Chain const& chain, float scale, TileInfo const& t, BlockRange r, int& pos, int c, int thread,
                                  OAcc& o, Softmax& sm) {
     typename S::Pipe const kp(s.k_barriers), vp(s.v_barriers);
     int const row0 = 64 * c;
     Block const rows{t.b, t.h, t.q0 + row0, t.q0 + row0 + 64 < t.q_len ? t.q0 + row0 + 64 : t.q_len, 0, t.k_len, t.q_len, t.k_len};
-    if (r.size() == 0 && thread == 0) arch::mbarrier_arrive(arch::smem_address(&s.q_empty));
     for (int n = r.first; n < r.last; ++n, ++pos) {
       int const stage = pos % Stages;
       SAcc sacc;
@@ -82,14 +82,19 @@ struct Mainloop {
     }
   }
 
-  // O / l to `out` (rows past q_len dropped) and the LSE, for the consumer's rows of tile t.
+  // O / l to `out` (rows past q_len dropped) and the LSE, for the consumer's rows of tile t. An
+  // empty tile (no key to see: o and sm untouched) stores O = 0 and LSE = -inf.
   template <class Store>
   TESSERA_DEVICE static void finish(OAcc& o, Softmax const& sm, bool empty, TileInfo const& t, int c, int thread, Store&& store) {
+    if (empty) {
+      TESSERA_UNROLL
+      for (int v = 0; v < OAcc::values; ++v) o.regs[0][v] = 0.0f;
+    }
     auto const fin = sm.finish();
     TESSERA_UNROLL
     for (int v = 0; v < OAcc::values; v += 2) {
       int const i = OAcc::local_row_of(v);
-      float const lo = empty ? 0.0f : o.regs[0][v] * fin.inverse[i], hi = empty ? 0.0f : o.regs[0][v + 1] * fin.inverse[i];
+      float const lo = o.regs[0][v] * fin.inverse[i], hi = o.regs[0][v + 1] * fin.inverse[i];
       int const q = t.q0 + 64 * c + OAcc::row(thread, v);
       if (q < t.q_len) store(q, OAcc::col(thread, v), epilogue::convert_output_packed<E>(lo, hi));
     }
@@ -97,7 +102,7 @@ struct Mainloop {
       TESSERA_UNROLL
       for (int i = 0; i < SAcc::rows_per_thread; ++i) {
         int const q = t.q0 + 64 * c + SAcc::local_row(thread, i);
-        if (q < t.q_len) store.lse(q, empty ? -__builtin_inff() : fin.lse[i]);
+        if (q < t.q_len) store.lse(q, fin.lse[i]);
       }
     }
   }

@@ -51,17 +51,6 @@ TESSERA_DEVICE inline void named_barrier_sync(int id, int threads) {
 #endif
 }
 
-// Arrives on barrier `id` among `threads` threads without waiting: the signalling side of a
-// barrier that other warps wait on with named_barrier_sync (a producer-consumer handoff, such as
-// attention's consumers passing the tensor cores' turn).
-TESSERA_DEVICE inline void named_barrier_arrive(int id, int threads) {
-#if TESSERA_DEVICE_PASS
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-#else
-  TESSERA_UNREACHABLE("named_barrier_arrive is device code");
-#endif
-}
-
 }  // namespace tessera::arch::sm90
 
 #pragma GCC diagnostic pop

@@ -83,6 +83,7 @@ struct SameDocument {
   TESSERA_HD float score(float x, Coord const& c) const { return c.q / 100 == c.k / 100 ? x : -__builtin_inff(); }
   static constexpr bool modifies = false;
 };
+static_assert(!ScoreChain<SameDocument>::modifies, "a mask of one's own that declares it keeps finite scores");
 
 }  // namespace
 

@@ -31,7 +31,8 @@
 //                                                              // the stage's own call then decides)
 //   TESSERA_HD float operator()(float x, Coord const&, SourceValue v) const;  // v.value: its value at c
 //
-// A chain takes at most one such stage.
+// A kernel stages a chain's source matrix where the chain has exactly one (C and a residual both:
+// each stage reads its own, element by element).
 #pragma once
 
 #include <concepts>
@@ -179,8 +180,6 @@ struct Chain {
   static_assert(((source_matrices_of<Stages> == 0 || SourceStage<Stages>) && ...),
                 "epilogue::Chain: a stage that declares source_matrices needs `using Source`, `MatrixRef<Source> source() const` "
                 "and `float operator()(float, Coord const&, SourceValue) const`; see ResidualAdd in epilogue/tensor_stages.hpp");
-  static_assert((source_matrices_of<Stages> + ... + 0) <= 1,
-                "epilogue::Chain: at most one stage may declare a source matrix; read the others as plain stages");
   Tuple<Stages...> stages;
 
   constexpr Chain() = default;
@@ -215,11 +214,12 @@ struct Chain {
     return staged(x, c, v, std::index_sequence_for<Stages...>{});
   }
 
-  // The stages' source matrix (at most one): its element type (void: none) and where it is.
+  // The stages' source matrices; where there is one, its element type (else the first's, or void)
+  // and where it is.
   static constexpr int source_matrices = (source_matrices_of<Stages> + ... + 0);
   using Source = typename detail::SourceOf<Stages...>::type;
   TESSERA_HD auto source() const
-    requires(source_matrices > 0)
+    requires(source_matrices == 1)
   {
     return source_of(std::index_sequence_for<Stages...>{});
   }

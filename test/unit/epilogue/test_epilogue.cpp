@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "tessera/core/matrix_layout.hpp"
@@ -172,4 +173,25 @@ TEST_CASE("matrix layout tags", "[core][layout]") {
   STATIC_REQUIRE(is_matrix_layout_v<RowMajor>);
   STATIC_REQUIRE(is_matrix_layout_v<ColMajor>);
   STATIC_REQUIRE(!is_matrix_layout_v<int>);
+}
+
+TEST_CASE("epilogue source matrices: stages declare theirs; a chain of two reads each itself", "[epilogue]") {
+  STATIC_REQUIRE(source_matrices_of<ResidualAdd<float>> == 1);
+  STATIC_REQUIRE(source_matrices_of<LinearCombination<float>> == 1);
+  STATIC_REQUIRE(source_matrices_of<Relu> == 0);
+  using One = Chain<Bias<PerColumn, float>, ResidualAdd<float>, Relu>;
+  using Two = Chain<LinearCombination<float>, ResidualAdd<float>>;
+  STATIC_REQUIRE(One::source_matrices == 1);
+  STATIC_REQUIRE(std::is_same_v<One::Source, float>);
+  STATIC_REQUIRE(Two::source_matrices == 2);  // allowed: no kernel stages them, each stage reads its own
+  std::vector<float> c{1, 2, 3, 4}, r{10, 20, 30, 40}, bias{0.5f, 0.25f};
+  Coord const at{1, 0, 0};
+  Two const two{{2.0f, 0.5f, MatrixRef<float>::row_major(c.data(), 2)}, {MatrixRef<float>::row_major(r.data(), 2)}};
+  CHECK(two(1.0f, at) == 2.0f + 0.5f * 3.0f + 30.0f);
+  One const one = One::make(bias.data(), MatrixRef<float>::row_major(r.data(), 2));
+  CHECK(one.source().ptr == r.data());
+  CHECK(one(1.0f, at, ColumnValues{bias.data(), 2}, SourceValue{30.0f}) == one(1.0f, at));  // staged and read alike
+  CHECK(one(-100.0f, at, SourceValue{30.0f}) == 0.0f);                                       // ReLU
+  LinearCombination<float> const beta0{2.0f, 0.0f, MatrixRef<float>::row_major(c.data(), 2)};
+  CHECK(beta0.source().ptr == nullptr);  // beta = 0: C is not read, so not staged
 }

@@ -12,9 +12,11 @@
 #pragma once
 
 #include <cmath>
+#include <string>
 
 #include "tessera/attention/coord.hpp"
 #include "tessera/core/config.hpp"
+#include "tessera/core/status.hpp"
 #include "tessera/epilogue/activations.hpp"  // tanh_f
 
 namespace tessera::attention {
@@ -33,10 +35,20 @@ TESSERA_HD constexpr int min_i(int a, int b) { return a < b ? a : b; }
 TESSERA_HD constexpr int max_i(int a, int b) { return a > b ? a : b; }
 }  // namespace detail
 
+// The largest window bound the masks take (positions are ints: a bound past it would overflow).
+inline constexpr int kMaxWindow = 1 << 30;
+
 template <class Align = TopLeft>
 struct SlidingWindow {
   int left = -1, right = -1;  // keys before and after the aligned position (< 0: unbounded)
   static constexpr bool masks = true, modifies = false;
+
+  Status check() const {
+    if (left > kMaxWindow || right > kMaxWindow)
+      return Status::invalid_argument("attention::SlidingWindow: left = " + std::to_string(left) + " and right = " + std::to_string(right) +
+                                      " must be at most 2^30; give -1 for an unbounded side");
+    return Status::success();
+  }
 
   TESSERA_HD float score(float x, Coord const& c) const {
     int const at = c.q + Align::offset(c.q_len, c.k_len);
@@ -72,6 +84,10 @@ template <class Align = BottomRight>
 struct Alibi {
   float const* slopes = nullptr;
   static constexpr bool masks = false, modifies = true;
+  Status check() const {
+    return slopes != nullptr ? Status::success()
+                             : Status::invalid_argument("attention::Alibi: slopes is null; give a device pointer to a slope per query head");
+  }
   TESSERA_HD float score(float x, Coord const& c) const {
     int const d = c.k - (c.q + Align::offset(c.q_len, c.k_len));
     return x - slopes[c.head] * float(d < 0 ? -d : d);
@@ -82,6 +98,12 @@ struct Alibi {
 struct Softcap {
   float cap = 0.0f;  // > 0
   static constexpr bool masks = false, modifies = true;
+  Status check() const {
+    return std::isfinite(cap) && cap > 0.0f
+               ? Status::success()
+               : Status::invalid_argument("attention::Softcap: cap = " + std::to_string(cap) + " must be finite and positive (scores become "
+                                          "cap tanh(x / cap)); give Softcap{cap} with cap > 0, e.g. 30 or 50");
+  }
   TESSERA_HD float score(float x, Coord const&) const {
     return x == detail::masked() ? x : cap * epilogue::detail::tanh_f(x / cap);
   }

@@ -17,15 +17,20 @@
 //                                                         // default all of [0, k_len)
 //   static constexpr bool masks = ...;                    // may return -infinity (default true)
 //   static constexpr bool modifies = ...;                 // changes finite scores (default true)
+//   Status check() const;                                 // host: what is wrong with its parameters
+//                                                         // (Attention::can_implement asks)
 // A stage that neither modifies scores nor masks the scores of a block kFull costs nothing there:
 // the kernel applies the chain only to partial blocks, or everywhere when a stage modifies.
 #pragma once
 
 #include <concepts>
+#include <cstddef>
 #include <type_traits>
+#include <utility>
 
 #include "tessera/attention/coord.hpp"
 #include "tessera/core/config.hpp"
+#include "tessera/core/status.hpp"
 #include "tessera/core/tuple.hpp"
 
 namespace tessera::attention {
@@ -89,6 +94,9 @@ struct ScoreChain {
     return skip ? BlockKind::kSkip : full ? BlockKind::kFull : BlockKind::kPartial;
   }
 
+  // Host: the first stage whose parameters are wrong, with its message (success where none is).
+  Status check() const { return check_stages(std::index_sequence_for<Stages...>{}); }
+
   // The keys a query of b may see: every stage's range, intersected, within [0, k_len).
   TESSERA_HD KeyRange keys(Block const& b) const {
     KeyRange r{0, b.k_len};
@@ -98,6 +106,19 @@ struct ScoreChain {
       r.hi = s.hi < r.hi ? s.hi : r.hi;
     });
     return r;
+  }
+
+ private:
+  template <std::size_t... Is>
+  Status check_stages(std::index_sequence<Is...>) const {
+    Status out = Status::success();
+    ((out.ok() ? void(out = check_stage(get<Is>(stages))) : void()), ...);
+    return out;
+  }
+  template <class S>
+  static Status check_stage(S const& stage) {
+    if constexpr (requires { { stage.check() } -> std::same_as<Status>; }) return stage.check();
+    else return Status::success();
   }
 };
 

@@ -113,3 +113,17 @@ TEST_CASE("attention score chains: order, traits and the defaults of a stage of 
   KeyRange const r = ScoreChain<Doubling, Causal<>>{}.keys(Block{0, 0, 0, 3, 0, 8, 3, 8});
   CHECK((r.lo == 0 && r.hi == 3));
 }
+
+TEST_CASE("attention score chains: parameters checked on the host, with the fix", "[attention][masks]") {
+  CHECK(ScoreChain<Causal<>, Softcap>{{}, {30.0f}}.check().ok());
+  CHECK_THAT(ScoreChain<Softcap>{}.check().message(), Catch::Contains("Softcap: cap = 0.000000 must be finite and positive"));
+  CHECK_THAT((ScoreChain<Causal<>, Softcap>{{}, {-1.0f}}.check().message()), Catch::Contains("give Softcap{cap} with cap > 0"));
+  CHECK_THAT((ScoreChain<SlidingWindow<>>{{2147483647, 0}}.check().message()), Catch::Contains("give -1 for an unbounded side"));
+  CHECK(ScoreChain<SlidingWindow<>>{{-1, 0}}.check().ok());
+  CHECK_THAT(ScoreChain<Alibi<>>{}.check().message(), Catch::Contains("Alibi: slopes is null"));
+  struct Own {  // a stage of one's own without a check: nothing to say
+    TESSERA_HD float score(float x, Coord const&) const { return x; }
+  };
+  CHECK(ScoreChain<Own, Softcap>{{}, {5.0f}}.check().ok());
+  CHECK(NoMask{}.check().ok());
+}

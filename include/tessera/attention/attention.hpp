@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string>
 
+#include "tessera/arch/sm90/kernel_attributes.hpp"
 #include "tessera/attention/config.hpp"
 #include "tessera/attention/problem.hpp"
 #include "tessera/attention/sm90/kernel.hpp"
@@ -71,7 +72,7 @@ class Attention {
       return Status::device_error("attention::Attention: no CUDA device is available; run on a machine with an NVIDIA GPU");
     if (major != 9) return fail("the Hopper kernel runs on compute capability 9.0 only (this device is " + s(major) + ".x)");
     cudaFuncAttributes attributes{};
-    if (cudaFuncGetAttributes(&attributes, sm90::attention_kernel<Cfg>) != cudaSuccess || attributes.sharedSizeBytes != 0) {
+    if (cudaFuncGetAttributes(&attributes, sm90::attention_kernel<Cfg>) != cudaSuccess || !arch::sm90::built_for_sm90a(attributes)) {
       cudaGetLastError();
       return fail("this binary holds no sm_90a code of the attention kernel; build with CMAKE_CUDA_ARCHITECTURES=90a");
     }
@@ -97,7 +98,7 @@ class Attention {
     (void)runtime::current_device(device);
     auto kernel = sm90::attention_kernel<Cfg>;
     constexpr int smem = sm90::Kernel<Cfg>::smem_bytes;
-    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    cudaError_t err = arch::sm90::allow_smem_once(kernel, device, smem);
     if (err == cudaSuccess) {
       unsigned const blocks = unsigned(std::min(params.tiles(), std::max(1, runtime::multiprocessors(device))));
       kernel<<<blocks, Cfg::threads, smem, stream>>>(params);

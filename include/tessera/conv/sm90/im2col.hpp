@@ -107,10 +107,8 @@ struct Share {
   std::uint16_t a_mask = 0, b_mask = 0;  // the blocks sharing A's tile (this row) and B's (column)
   int rank_m = 0, rank_n = 0;            // this block's tile in its cluster's
 
-  TESSERA_DEVICE Share(int m, int n) : rank_m(m), rank_n(n) {
-    for (int j = 0; j < ClusterN; ++j) a_mask |= std::uint16_t(1u << (rank_m + ClusterM * j));
-    for (int i = 0; i < ClusterM; ++i) b_mask |= std::uint16_t(1u << (ClusterM * rank_n + i));
-  }
+  TESSERA_DEVICE Share(int m, int n)
+      : a_mask(gemm::sm90::TiledLoader<GemmCfg>::a_sharers(m)), b_mask(gemm::sm90::TiledLoader<GemmCfg>::b_sharers(n)), rank_m(m), rank_n(n) {}
   // Whether this block loads box `box` of k-tile kt of a shared operand (Sharers blocks take turns).
   template <int Sharers>
   TESSERA_DEVICE static bool mine(int kt, int box, int rank) {

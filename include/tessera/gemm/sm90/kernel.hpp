@@ -35,6 +35,7 @@
 #include <cstdint>
 
 #include "tessera/arch/sm90/cluster.hpp"
+#include "tessera/arch/sm90/kernel_attributes.hpp"
 #include "tessera/gemm/config_check.hpp"
 #include "tessera/gemm/sm90/epilogue.hpp"
 #include "tessera/gemm/sm90/loader_traits.hpp"
@@ -191,8 +192,7 @@ __global__ void __launch_bounds__(Cfg::threads, 1) gemm_kernel(__grid_constant__
 #endif
 }
 
-// Whether `attributes` (cudaFuncGetAttributes of gemm_kernel, for the current device) are those
-// of the sm_90a body: the other targets' marker is the kernel's only static shared memory.
-inline bool built_for_sm90a(cudaFuncAttributes const& attributes) { return attributes.sharedSizeBytes == 0; }
+// (Whether a binary holds the sm_90a body: arch::sm90::built_for_sm90a on the kernel's attributes.)
+using arch::sm90::built_for_sm90a;
 
 }  // namespace tessera::gemm::sm90

@@ -12,30 +12,17 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <string>
 
 #include "tessera/arch/sm90/cluster.hpp"
+#include "tessera/arch/sm90/kernel_attributes.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/core/status.hpp"
 #include "tessera/gemm/sm90/kernel.hpp"
 
 namespace tessera::gemm::sm90 {
 
-namespace detail {
-// Raises the kernel's dynamic shared-memory limit to `bytes`, once per device (the first launch on
-// each; a decode-shape GEMM notices the call's cost on every launch).
-template <class Kernel>
-cudaError_t allow_smem_once(Kernel kernel, int device, int bytes) {
-  static std::atomic<std::uint64_t> done{0};  // a bit per device, for devices 0 to 63
-  std::uint64_t const bit = device < 64 ? std::uint64_t(1) << device : 0;
-  if (bit != 0 && (done.load(std::memory_order_acquire) & bit) != 0) return cudaSuccess;
-  cudaError_t const e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  if (e == cudaSuccess) done.fetch_or(bit, std::memory_order_release);
-  return e;
-}
-}  // namespace detail
 
 template <class Cfg, class Loader>
 Status launch(Params<Cfg, Loader>& p, bool auto_raster, cudaStream_t stream) {
@@ -44,7 +31,7 @@ Status launch(Params<Cfg, Loader>& p, bool auto_raster, cudaStream_t stream) {
   constexpr int cluster = Cfg::cluster_m * Cfg::cluster_n;
   int device = 0;
   cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess) err = detail::allow_smem_once(kernel, device, Cfg::smem_bytes);
+  if (err == cudaSuccess) err = arch::sm90::allow_smem_once(kernel, device, Cfg::smem_bytes);
   int resident = 0;
   if (cluster > 1) {
     if (err == cudaSuccess) err = arch::sm90::max_active_clusters(resident, kernel, dim3(Cfg::threads), Cfg::smem_bytes, cluster);

@@ -88,14 +88,25 @@ struct TiledLoader {
     }
   };
 
+  // The multicast masks of the blocks sharing a block's A tile (the ClusterN blocks of its row of
+  // the cluster tile, ranks rank_m + ClusterM j) and its B tile (the ClusterM of its column).
+  TESSERA_HD static constexpr std::uint16_t a_sharers(int rank_m) {
+    std::uint16_t mask = 0;
+    for (int j = 0; j < ClusterN; ++j) mask |= std::uint16_t(1u << (rank_m + ClusterM * j));
+    return mask;
+  }
+  TESSERA_HD static constexpr std::uint16_t b_sharers(int rank_n) {
+    std::uint16_t mask = 0;
+    for (int i = 0; i < ClusterM; ++i) mask |= std::uint16_t(1u << (ClusterM * rank_n + i));
+    return mask;
+  }
+
   // An operand of normal priority is loaded without a hint: on the H100, the hinted form with an
   // evict_normal policy ran decode shapes up to 60% slower than no hint, and a run-time choice per
   // copy 10% slower than none (M = 128: unhinted, 90.6 against 82.8 us).
   template <class F>
   TESSERA_DEVICE static void with_loads(Params const& p, int rank_m, int rank_n, F&& f) {
-    std::uint16_t a_mask = 0, b_mask = 0;
-    for (int j = 0; j < ClusterN; ++j) a_mask |= std::uint16_t(1u << (rank_m + ClusterM * j));
-    for (int i = 0; i < ClusterM; ++i) b_mask |= std::uint16_t(1u << (ClusterM * rank_n + i));
+    std::uint16_t const a_mask = a_sharers(rank_m), b_mask = b_sharers(rank_n);
     bool const hint_a = p.evict_a != arch::sm90::L2Eviction::kNormal, hint_b = p.evict_b != arch::sm90::L2Eviction::kNormal;
     std::uint64_t const policy_a = hint_a ? arch::sm90::l2_policy(p.evict_a) : 0;
     std::uint64_t const policy_b = hint_b ? arch::sm90::l2_policy(p.evict_b) : 0;

@@ -70,13 +70,16 @@ struct SmallChannelShape {
   int depth = 0, rows = 0, width = 0;  // the patch: (T - 1) dilation + 1 planes of `rows` rows of `width` pixels
   int filter_bytes = 0, table_bytes = 0, values_bytes = 0, stage_bytes = 0, patch_bytes = 0, smem_bytes = 0;
   TESSERA_HD constexpr int filter_pitch() const { return k_steps * 16 + 8; }  // elements: ldmatrix's 8 rows on distinct banks
+  // Filter rows staged: the channels rounded up to 16, as ldmatrix_x4 reads two n-tiles' rows at a
+  // time (an odd last n-tile's partner is zeros, not the memory past the filters).
+  TESSERA_HD constexpr int filter_channels() const { return (channels + 15) / 16 * 16; }
   TESSERA_HD constexpr int stage_pitch() const { return channels + 8; }        // floats: a half-warp's pair writes on distinct banks
 };
 
 // The shared memory of a block, carved in this order (each part a multiple of 16 bytes).
 template <class E>
 struct SmallChannelSmem {
-  E* filter;              // channels x filter_pitch: W's rows k0.., zero past T R S C
+  E* filter;              // filter_channels x filter_pitch: W's rows k0.., zero past T R S C and past K
   int* column_offset;     // k_steps x 16: the patch byte offset of column j (pairs: of even j, and the pair's mask)
   float* column_values;   // the chain's column vectors at the block's channels
   float* stage;           // kSmallWarps x 8 rows x stage_pitch floats
@@ -233,7 +236,7 @@ __global__ void __launch_bounds__(kSmallThreads, 4) small_channel_kernel(SmallCh
   // A warp a filter, its lanes along the columns: column j = lane + 32 i steps its (row, e) by
   // carries, not a division a column (the staging's divisions were a quarter of the kernel's
   // instructions at N = 32).
-  for (int k = warp; k < sh.channels; k += kSmallWarps) {
+  for (int k = warp; k < sh.filter_channels(); k += kSmallWarps) {
     E const* const from = p.w + std::int64_t(k0 + k) * filter_rows * sc;
     int fr = lane / rc, e = lane % rc;
     for (int j = lane; j < kk; j += 32) {
@@ -389,7 +392,7 @@ inline detail::SmallChannelShape small_channel_shape(Problem const& p, int smem_
   std::int64_t const patch = round16(std::int64_t(sh.depth) * sh.rows * sh.width * p.c * 2 + 4);
   for (int channels = std::min(kSmallChannels, p.k); channels >= 8; channels = channels / 2 / 8 * 8) {
     sh.channels = channels;
-    sh.filter_bytes = channels * sh.filter_pitch() * 2;
+    sh.filter_bytes = sh.filter_channels() * sh.filter_pitch() * 2;
     sh.table_bytes = sh.k_steps * 16 * 4;
     sh.values_bytes = int(round16(std::int64_t(epilogue::column_vectors_of<Epi>) * channels * 4));
     sh.stage_bytes = kSmallWarps * 8 * sh.stage_pitch() * 4;

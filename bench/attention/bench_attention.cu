@@ -231,12 +231,13 @@ void BM_peer(benchmark::State& state) {
   counters(state, p, fp);
 }
 
-// Our kernel's Config for a head dim (the tiles of attention/sm90's first form: 128 queries, 128
-// keys a block, 64 at head dim 256 for shared memory) and its mask.
-template <class E, int D, class Chain>
-using Ours = tessera::attention::Config<arch::Sm90, E, tessera::attention::HeadDim<D>,
-                                        tessera::attention::BlockTile<128, D == 256 ? 64 : 128>, tessera::attention::Consumers<2>,
-                                        tessera::attention::Stages<2>, Chain>;
+// Our kernel's Configs for a head dim and mask: FlashAttention-3's tiles where they measured
+// faster here (docs/performance.md): three consumers (192 x 128) at head dim 64; 128 x 176 at 128
+// where the sequences are long enough for its blocks (128 x 128 below); 128 x 64 at 256 (shared
+// memory).
+template <class E, int D, int BKV, class Chain>
+using Ours = tessera::attention::Config<arch::Sm90, E, tessera::attention::HeadDim<D>, tessera::attention::BlockTile<D == 64 ? 192 : 128, BKV>,
+                                        tessera::attention::Consumers<D == 64 ? 3 : 2>, tessera::attention::Stages<2>, Chain>;
 
 // The problem as attention::Problem, with shape()'s strides (Torch's causal mask is top-left; the
 // problems here have sq = sk, where both alignments agree).
@@ -275,10 +276,12 @@ void BM_tessera(benchmark::State& state) {
   if (p.varlen()) return state.SkipWithError("variable lengths are not in the attention kernel yet");
   using Causal = tessera::attention::ScoreChain<tessera::attention::Causal<tessera::attention::TopLeft>>;
   using None = tessera::attention::NoMask;
+  bool const wide = p.causal ? p.sk >= 8192 : p.sk >= 1024;  // 128 x 176 at head dim 128
   auto const pick = [&]<class E>(E) {
-    if (p.d == 64) return p.causal ? run_ours<Ours<E, 64, Causal>>(state, p) : run_ours<Ours<E, 64, None>>(state, p);
-    if (p.d == 256) return p.causal ? run_ours<Ours<E, 256, Causal>>(state, p) : run_ours<Ours<E, 256, None>>(state, p);
-    return p.causal ? run_ours<Ours<E, 128, Causal>>(state, p) : run_ours<Ours<E, 128, None>>(state, p);
+    if (p.d == 64) return p.causal ? run_ours<Ours<E, 64, 128, Causal>>(state, p) : run_ours<Ours<E, 64, 128, None>>(state, p);
+    if (p.d == 256) return p.causal ? run_ours<Ours<E, 256, 64, Causal>>(state, p) : run_ours<Ours<E, 256, 64, None>>(state, p);
+    if (wide) return p.causal ? run_ours<Ours<E, 128, 176, Causal>>(state, p) : run_ours<Ours<E, 128, 176, None>>(state, p);
+    return p.causal ? run_ours<Ours<E, 128, 128, Causal>>(state, p) : run_ours<Ours<E, 128, 128, None>>(state, p);
   };
   if (p.dtype == Dtype::kBf16) pick(bfloat16_t{});
   else pick(half_t{});

@@ -7,7 +7,9 @@
 //
 // The Hopper kernel (attention/sm90/kernel.hpp): each of the Consumers warpgroups owns 64 of the
 // BlockTile's BQ query rows (BQ = 64 Consumers) and walks the tile's blocks of BKV keys; K and V
-// come through rings of Stages stages each.
+// come through rings of Stages stages each. FlashAttention-3's tiles are a good start: 128 x 176
+// at head dim 128 (128 x 128 for short or causal sequences), 192 x 128 with three consumers at 64,
+// 128 x 64 at 256.
 #pragma once
 
 #include <type_traits>
@@ -26,9 +28,14 @@ template <int Q, int KV>
 struct BlockTile {
   static constexpr int q = Q, kv = KV;
 };
-template <int C>
+// C consumer warpgroups; Turns: the two take turns issuing their GEMMs (FlashAttention-3's
+// ping-pong: one's softmax under the other's GEMMs). Off by default: with the overlap inside each
+// consumer (attention/sm90/mainloop.hpp), turns measured 1-3% slower at head dims 128 and 256 on
+// the H100 (docs/performance.md).
+template <int C, bool Turns = false>
 struct Consumers {
   static constexpr int value = C;
+  static constexpr bool turns = Turns;
 };
 template <int S>
 struct Stages {
@@ -42,7 +49,14 @@ struct Config {
   using Chain = Chain_;
   static constexpr int D = HeadDim_::qk, Dv = HeadDim_::v, BQ = Tile_::q, BKV = Tile_::kv;
   static constexpr int consumers = Consumers_::value, stages = Stages_::value;
+  static constexpr bool turns = Consumers_::turns;
   static constexpr int threads = 128 * (consumers + 1);
+  // The registers of a producer and of a consumer thread (setmaxnreg: the split must fit the 64K
+  // of a block launched with `threads` threads). Consumers hold S (BKV / 2 floats), P (BKV / 4
+  // words) and O (Dv / 2 floats) at once: 196 at 128 x 176 and head dim 128, where 240 measured
+  // 1.5% faster than 232; 232 elsewhere (at head dim 256, 240 measured 7% slower).
+  static constexpr int consumer_registers = consumers == 3 ? 160 : BKV > 128 && Dv <= 128 ? 240 : 232;
+  static constexpr int producer_registers = consumers == 3 ? 32 : consumer_registers == 240 ? 24 : 40;
 
   static_assert(std::is_same_v<Arch, arch::Sm90>, "attention::Config: the attention kernel runs on arch::Sm90 so far; use arch::Sm90");
   static_assert(std::is_same_v<Element, bfloat16_t> || std::is_same_v<Element, half_t>,
@@ -50,8 +64,12 @@ struct Config {
   static_assert(D % 64 == 0 && Dv % 64 == 0 && D <= 256 && Dv <= 256,
                 "attention::Config: the Hopper kernel's head dimensions are 64, 128, 192 or 256 (whole 128-byte swizzle spans); use "
                 "HeadDim<64>, <128>, <192> or <256> (pad other head dimensions with zeros)");
-  static_assert(consumers >= 1 && consumers <= 2 && BQ == 64 * consumers,
-                "attention::Config: each consumer warpgroup owns 64 query rows; use BlockTile<64 * C, ...> with Consumers<C>, C = 1 or 2");
+  static_assert(consumers >= 1 && consumers <= 3 && BQ == 64 * consumers,
+                "attention::Config: each consumer warpgroup owns 64 query rows; use BlockTile<64 * C, ...> with Consumers<C>, C = 1, 2 or 3");
+  static_assert(!turns || consumers == 2, "attention::Config: turns are taken between two consumers; use Consumers<2, true> or no turns");
+  static_assert(consumers < 3 || BKV / 2 + BKV / 4 + Dv / 2 <= 128,
+                "attention::Config: three consumers have 160 registers a thread, too few for S, P and O of this BlockTile and head "
+                "dimension; use BlockTile<192, 128> at head dimension 64, or two consumers");
   static_assert(BKV % 16 == 0 && BKV >= 16 && BKV <= 256,
                 "attention::Config: a block of keys is the scores' wgmma N and P V's K: 16 to 256 in steps of 16; use BlockTile<..., 128>");
   static_assert(stages >= 2 && stages <= 4, "attention::Config: K and V take 2 to 4 stages each; use Stages<2>");

@@ -56,9 +56,15 @@ TESSERA_HD constexpr BlockKind stage_block(S const& s, Block const& b) {
   if constexpr (requires { { s.block(b) } -> std::convertible_to<BlockKind>; }) return s.block(b);
   else return stage_masks<S> ? BlockKind::kPartial : BlockKind::kFull;
 }
+// Whether a stage limits the keys a block's queries see (has keys()).
+template <class S>
+inline constexpr bool stage_limits_keys = requires(S const& s, Block const& b) {
+  { s.keys(b) } -> std::convertible_to<KeyRange>;
+};
+
 template <class S>
 TESSERA_HD constexpr KeyRange stage_keys(S const& s, Block const& b) {
-  if constexpr (requires { { s.keys(b) } -> std::convertible_to<KeyRange>; }) return s.keys(b);
+  if constexpr (stage_limits_keys<S>) return s.keys(b);
   else return KeyRange{0, b.k_len};
 }
 
@@ -76,6 +82,8 @@ struct ScoreChain {
   // Whether any stage may mask, and whether any changes finite scores.
   static constexpr bool masks = (stage_masks<Stages> || ...);
   static constexpr bool modifies = (stage_modifies<Stages> || ...);
+  // Whether any stage limits the keys (then tiles differ in work: attention/tile_order.hpp).
+  static constexpr bool limits_keys = (stage_limits_keys<Stages> || ...);
 
   // The score after every stage, in order.
   TESSERA_HD float score(float x, Coord const& c) const {

@@ -7,6 +7,11 @@
 //   if (tid == 0) turns.init();                  // before the barrier that publishes it
 //   if (i > 0) turns.wait(c, waited);            // consumer c, before issuing
 //   if (thread == 0) turns.pass(c);              // its mainloop is issued: the other's turn
+//
+// Attention's consumers take turns at a finer grain, every block of keys (attention/sm90/
+// mainloop.hpp): there every warp passes (init(4)), so that the other consumer starts only once
+// all four warps have issued, and take() counts the turns, consumer 0 going first:
+//   turns.take(c, taken);  ...issue...;  if (lane == 0) turns.pass(c);
 // tessera-header: cuda-only
 #pragma once
 
@@ -23,12 +28,19 @@ class Turns {
 
   TESSERA_DEVICE explicit Turns(std::uint64_t* barriers) : bars_(barriers) {}
 
-  TESSERA_DEVICE void init() const {
-    arch::mbarrier_init(turn(0), 1);
-    arch::mbarrier_init(turn(1), 1);
+  // `passers`: the threads of a consumer that pass each turn.
+  TESSERA_DEVICE void init(int passers = 1) const {
+    arch::mbarrier_init(turn(0), passers);
+    arch::mbarrier_init(turn(1), passers);
   }
   // Consumer c waits for its turn; `waited` counts its waits (the phase).
   TESSERA_DEVICE void wait(int c, int& waited) const { arch::mbarrier_wait(turn(c), waited++ & 1); }
+  // Consumer c's turn number `taken` (counted from 0 by each consumer): consumer 0's first turn is
+  // its own, every later one waits for the other's pass, as does every turn of consumer 1.
+  TESSERA_DEVICE void take(int c, int& taken) const {
+    if (c > 0 || taken > 0) arch::mbarrier_wait(turn(c), std::uint32_t((c > 0 ? taken : taken - 1) & 1));
+    ++taken;
+  }
   // Consumer c (one thread) hands the turn to the other.
   TESSERA_DEVICE void pass(int c) const { arch::mbarrier_arrive(turn(1 - c)); }
 

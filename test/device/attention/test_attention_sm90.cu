@@ -1,8 +1,9 @@
 // attention::Attention on the Hopper kernel against the host reference in double
 // (test/support/attention_reference.hpp): random normal Q, K, V; O and LSE poisoned; lengths 1,
 // 3, 113, 127..129, 1023 and sq != sk both ways, zero keys; GQA and MQA; BSHD and BHSD; head
-// dims 64, 128, 256 and (192, 128); every mask and score stage, chained and one of the test's own
-// (rows that see no key: O = 0, LSE = -inf); the refusals.
+// dims 64, 128, 256 and (192, 128); tiles of 128 x 176 and three consumers, turns, fp16, both
+// longest-first orders of causal tiles; every mask and score stage, chained and one of the test's
+// own (rows that see no key: O = 0, LSE = -inf); the refusals.
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -20,14 +21,15 @@ using tessera::test::DeviceBuffer;
 
 namespace {
 
-template <int D, int Dv = D, int BKV = 128, class Chain = NoMask>
-using Cfg90 = Config<arch::Sm90, bfloat16_t, HeadDim<D, Dv>, BlockTile<128, BKV>, Consumers<2>, Stages<2>, Chain>;
+template <int D, int Dv = D, int BKV = 128, class Chain = NoMask, class C = Consumers<2>, class E = bfloat16_t>
+using Cfg90 = Config<arch::Sm90, E, HeadDim<D, Dv>, BlockTile<64 * C::value, BKV>, C, Stages<2>, Chain>;
 
-std::vector<bfloat16_t> random_tensor(std::size_t n, unsigned seed) {
+template <class E>
+std::vector<E> random_tensor(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<bfloat16_t> v(n);
-  for (auto& x : v) x = bfloat16_t(normal(rng));
+  std::vector<E> v(n);
+  for (auto& x : v) x = E(normal(rng));
   return v;
 }
 
@@ -40,9 +42,10 @@ double run_attention(Problem const& p, typename Cfg::Chain const& dev = {}, type
   std::size_t const nk = std::size_t(p.batch) * p.seqlen_k * p.heads_kv * p.head_dim;
   std::size_t const nv = std::size_t(p.batch) * p.seqlen_k * p.heads_kv * p.head_dim_v;
   std::size_t const no = std::size_t(p.batch) * p.seqlen_q * p.heads * p.head_dim_v;
-  auto const q = random_tensor(std::max<std::size_t>(nq, 1), 1), k = random_tensor(std::max<std::size_t>(nk, 1), 2),
-             v = random_tensor(std::max<std::size_t>(nv, 1), 3);
-  DeviceBuffer<bfloat16_t> dq(q), dk(k), dv(v), dout(std::max<std::size_t>(no, 1));
+  using E = typename Cfg::Element;
+  auto const q = random_tensor<E>(std::max<std::size_t>(nq, 1), 1), k = random_tensor<E>(std::max<std::size_t>(nk, 1), 2),
+             v = random_tensor<E>(std::max<std::size_t>(nv, 1), 3);
+  DeviceBuffer<E> dq(q), dk(k), dv(v), dout(std::max<std::size_t>(no, 1));
   DeviceBuffer<float> dlse(std::max<std::size_t>(std::size_t(p.batch) * p.heads * p.seqlen_q, 1));
   typename Attention<Cfg>::Arguments args{p, dq.get(), dk.get(), dv.get(), dout.get(), dlse.get(), dev};
   Status const s = Attention<Cfg>{}.run(args);
@@ -128,6 +131,25 @@ TEST_CASE("attention sm90: masks and score stages, alone and chained", "[gpu][at
   run_attention<Cfg90<128, 128, 128, Linear>>(dense(1, 4, 4, 130, 260, 128), Linear{{dslopes.get()}}, Linear{{slopes.data()}});
   using Docs = ScoreChain<SameDocument, Causal<TopLeft>>;
   run_attention<Cfg90<128, 128, 128, Docs>>(dense(1, 2, 2, 300, 300, 128));
+}
+
+TEST_CASE("attention sm90: tiles, three consumers, turns and the longest-first orders", "[gpu][attention][sm90]") {
+  test::require_gpu();
+  using Causal = ScoreChain<attention::Causal<BottomRight>>;
+  // 128 x 176: blocks of keys that are not a power of two; the last one partial.
+  run_attention<Cfg90<128, 128, 176>>(dense(2, 2, 1, 400, 500, 128));
+  run_attention<Cfg90<128, 128, 176, Causal>>(dense(1, 4, 2, 353, 353, 128));
+  // Three consumers (192 x 128) at head dim 64, with and without masks; fp16.
+  run_attention<Cfg90<64, 64, 128, NoMask, Consumers<3>>>(dense(2, 3, 3, 385, 200, 64));
+  run_attention<Cfg90<64, 64, 128, Causal, Consumers<3>>>(dense(1, 4, 4, 577, 577, 64, attention::Layout::kBHSD));
+  run_attention<Cfg90<64, 64, 128, NoMask, Consumers<2>, half_t>>(dense(1, 2, 2, 255, 257, 64));
+  // Turns between the two consumers, with blocks that skip and tiles without keys.
+  run_attention<Cfg90<128, 128, 128, Causal, Consumers<2, true>>>(dense(1, 2, 2, 700, 300, 128));
+  run_attention<Cfg90<128, 128, 128, NoMask, Consumers<2, true>>>(dense(3, 2, 2, 129, 1023, 128));
+  // Causal tiles longest first: more tiles than blocks with few query blocks a head (tiles numbered
+  // a head at a time), and a long sequence of one head (query blocks slowest).
+  run_attention<Cfg90<128, 128, 128, Causal>>(dense(5, 16, 4, 1000, 1000, 128));
+  run_attention<Cfg90<128, 128, 128, Causal>>(dense(1, 1, 1, 4500, 4500, 128));
 }
 
 TEST_CASE("attention sm90: refusals name the fix and launch nothing", "[gpu][attention][sm90]") {

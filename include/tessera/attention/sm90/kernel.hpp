@@ -1,10 +1,10 @@
-// The Hopper attention kernel (FlashAttention-3's design, first form): persistent and warp-
-// specialized. Warpgroup 0's first thread walks the block's tiles of queries and loads each one's
-// Q, then its visited blocks' K and V through two rings of stages (attention/sm90/loader.hpp);
-// the consumer warpgroups each own 64 of a tile's queries and run attention/sm90/mainloop.hpp on
-// them, then store O and the LSE. Tiles go blockIdx.x, blockIdx.x + gridDim.x, ... in the order
-// query block (fastest), query head, batch entry: a head's tiles run together and share its K
-// and V in L2.
+// The Hopper attention kernel (FlashAttention-3's design): persistent and warp-specialized.
+// Warpgroup 0's first thread walks the block's tiles of queries and loads each one's Q, then its
+// visited blocks' K and V through two rings of stages (attention/sm90/loader.hpp), V a block behind
+// K as the consumers read them; the consumer warpgroups each own 64 of a tile's queries and run
+// attention/sm90/mainloop.hpp on them, taking turns on the tensor cores, then store O and the LSE.
+// The tiles' order (attention/tile_order.hpp): a head's tiles together, so that they share its K
+// and V in L2, or the longest first where the chain limits the keys (causal).
 // tessera-header: cuda-only
 #pragma once
 
@@ -18,6 +18,8 @@
 #include "tessera/attention/sm90/loader.hpp"
 #include "tessera/attention/sm90/mainloop.hpp"
 #include "tessera/attention/sm90/storage.hpp"
+#include "tessera/attention/tile_order.hpp"
+#include "tessera/pipeline/turns.hpp"
 #include "tessera/pipeline/warp_specialized.hpp"
 
 namespace tessera::attention::sm90 {
@@ -32,7 +34,8 @@ struct Params {
   Strides o_strides;
   E* o;
   float* lse;  // null: not written
-  TESSERA_HD int tiles() const { return q_blocks * heads * batch; }
+  TESSERA_HD TileOrder order() const { return {q_blocks, heads, batch, Cfg::Chain::limits_keys}; }
+  TESSERA_HD int tiles() const { return order().tiles(); }
 };
 
 template <class Cfg>
@@ -43,8 +46,8 @@ struct Kernel {
   static constexpr int smem_bytes = int(sizeof(S));
 
   TESSERA_DEVICE static TileInfo tile(Params<Cfg> const& p, int w) {
-    int const m = w % p.q_blocks, rest = w / p.q_blocks, h = rest % p.heads;
-    return TileInfo{rest / p.heads, h, h / p.group, m * BQ, p.q_len, p.k_len};
+    TileCoord const c = p.order().coord(w, int(gridDim.x));
+    return TileInfo{c.batch, c.head, c.head / p.group, c.q_block * BQ, p.q_len, p.k_len};
   }
   TESSERA_DEVICE static BlockRange range(Params<Cfg> const& p, TileInfo const& t) {
     int const q1 = t.q0 + BQ < t.q_len ? t.q0 + BQ : t.q_len;
@@ -60,10 +63,11 @@ struct Kernel {
       vp.init(Consumers);
       arch::mbarrier_init(arch::smem_address(&s.q_full), 1);
       arch::mbarrier_init(arch::smem_address(&s.q_empty), Consumers);
+      if constexpr (Cfg::turns) pipeline::Turns(s.turns).init(4);
       arch::fence_mbarrier_init();
     }
     __syncthreads();
-    pipeline::run_roles<40, 232>(tid / 128, [&] { produce(p, s, tid); }, [&](int c) { consume(p, s, c, tid % 128); });
+    pipeline::run_roles<Cfg::producer_registers, Cfg::consumer_registers>(tid / 128, [&] { produce(p, s, tid); }, [&](int c) { consume(p, s, c, tid % 128); });
   }
 
   TESSERA_DEVICE static void produce(Params<Cfg> const& p, S& s, int tid) {
@@ -73,7 +77,8 @@ struct Kernel {
     // Q's phases count the tiles that have keys (iq): a tile without any loads nothing, and its
     // consumers wait for nothing (its O is 0).
     int pos = 0, iq = 0;
-    for (int w = blockIdx.x; w < p.tiles(); w += gridDim.x) {
+    TileOrder const order = p.order();
+    for (int j = 0, w; (w = order.at(blockIdx.x, gridDim.x, j)) >= 0; ++j) {
       TileInfo const t = tile(p, w);
       BlockRange const r = range(p, t);
       if (r.size() == 0) continue;
@@ -81,11 +86,18 @@ struct Kernel {
       ++iq;
       arch::mbarrier_arrive_expect_tx(q_full, S::q_bytes);
       Loader<Cfg>::load_q(s, p.load, q_full, t.b, t.h, t.q0);
-      for (int n = r.first; n < r.last; ++n, ++pos) {
-        int const stage = pos % Stages;
-        Loader<Cfg>::load_k(s, p.load, stage, kp.producer_acquire(pos, S::k_bytes), t.b, t.hk, n * BKV);
-        Loader<Cfg>::load_v(s, p.load, stage, vp.producer_acquire(pos, S::v_bytes), t.b, t.hk, n * BKV);
+      auto const load_k = [&](int n, int at) {
+        Loader<Cfg>::load_k(s, p.load, at % Stages, kp.producer_acquire(at, S::k_bytes), t.b, t.hk, n * BKV);
+      };
+      auto const load_v = [&](int n, int at) {
+        Loader<Cfg>::load_v(s, p.load, at % Stages, vp.producer_acquire(at, S::v_bytes), t.b, t.hk, n * BKV);
+      };
+      load_k(r.first, pos);
+      for (int n = r.first + 1; n < r.last; ++n, ++pos) {
+        load_k(n, pos + 1);
+        load_v(n - 1, pos);
       }
+      load_v(r.last - 1, pos++);
     }
   }
 
@@ -93,14 +105,16 @@ struct Kernel {
     constexpr float log2e = kLog2e;
     float const scale_log2 = Main::natural ? log2e : p.scale * log2e;
     int pos = 0, iq = 0;
-    for (int w = blockIdx.x; w < p.tiles(); w += gridDim.x) {
+    typename Main::Turn turn{pipeline::Turns(s.turns), c};
+    TileOrder const order = p.order();
+    for (int j = 0, w; (w = order.at(blockIdx.x, gridDim.x, j)) >= 0; ++j) {
       TileInfo const t = tile(p, w);
       BlockRange const r = range(p, t);
       typename Main::OAcc o;
       typename Main::Softmax sm(scale_log2);
       if (r.size() > 0) {
         arch::mbarrier_wait(arch::smem_address(&s.q_full), std::uint32_t(iq++ & 1));
-        Main::run(s, p.chain, p.scale, t, r, pos, c, thread, o, sm);
+        Main::run(s, p.chain, p.scale, t, r, pos, c, thread, o, sm, turn);
       }
       struct Store {
         Params<Cfg> const& p;

@@ -13,6 +13,7 @@
 
 #include "tessera/arch/sm80/ldmatrix.hpp"  // smem_address
 #include "tessera/pipeline/tma_pipeline.hpp"
+#include "tessera/pipeline/turns.hpp"
 #include "tessera/tile/smem_layout.hpp"
 #include "tessera/tile/wgmma_tile.hpp"
 
@@ -33,6 +34,7 @@ struct Storage {
   alignas(1024) E v[Stages][VTile::size];
   std::uint64_t k_barriers[Pipe::barrier_bytes / 8], v_barriers[Pipe::barrier_bytes / 8];
   std::uint64_t q_full, q_empty;  // Q landed; every consumer's last read of it done
+  std::uint64_t turns[pipeline::Turns::barrier_bytes / 8];  // the consumers' turns (attention/sm90/mainloop.hpp)
 
   static constexpr int q_bytes = D / 64 * q_block * int(sizeof(E)), k_bytes = D / 64 * k_block * int(sizeof(E)),
                        v_bytes = VTile::size * int(sizeof(E));

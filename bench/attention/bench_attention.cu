@@ -243,6 +243,12 @@ using Ours = tessera::attention::Config<arch::Sm90, E, tessera::attention::HeadD
 // problems here have sq = sk, where both alignments agree).
 tessera::attention::Problem ours(Problem const& p) {
   namespace at = tessera::attention;
+  if (p.varlen()) {  // packed BSHD tokens, as shape() lays them out
+    at::Problem q = at::Problem::variable_lengths(p.b, p.h, p.hk, p.cu_seqlens_q, p.cu_seqlens_k, p.sq, p.sk, p.tokens_q(), p.tokens_k(), p.d,
+                                                  p.dv);
+    q.scale = p.softmax_scale();
+    return q;
+  }
   at::Problem q = at::Problem::dense(p.b, p.h, p.hk, p.sq, p.sk, p.d, at::Layout::kBSHD, p.dv);
   auto const strides = [&](Operand x) {
     bench::attention::Shape const sh = bench::attention::shape(p, x);
@@ -269,11 +275,10 @@ void run_ours(benchmark::State& state, Problem& p) {
   counters(state, p, fp);
 }
 
-// The library on the problem (variable lengths: not in the kernel yet, the row says so).
+// The library on the problem.
 template <MakeProblem Make>
 void BM_tessera(benchmark::State& state) {
   Problem p = Make(state);
-  if (p.varlen()) return state.SkipWithError("variable lengths are not in the attention kernel yet");
   using Causal = tessera::attention::ScoreChain<tessera::attention::Causal<tessera::attention::TopLeft>>;
   using None = tessera::attention::NoMask;
   bool const wide = p.causal ? p.sk >= 8192 : p.sk >= 1024;  // 128 x 176 at head dim 128
@@ -297,6 +302,7 @@ BENCHMARK(BM_peer<Peer::kCudnn, mha<Dtype::kBf16, QkvLayout::kBSHD, false>>)->Na
 BENCHMARK(BM_peer<Peer::kFlash2, mha<Dtype::kBf16, QkvLayout::kBSHD, false>>)->Name("attn_bf16/flash2")->Apply(all_dims);
 BENCHMARK(BM_peer<Peer::kCudnn, gqa>)->Name("attn_bf16_gqa32x8/cudnn")->Apply(gqa_grid);
 BENCHMARK(BM_peer<Peer::kFlash2, gqa>)->Name("attn_bf16_gqa32x8/flash2")->Apply(gqa_grid);
+BENCHMARK(BM_tessera<varlen>)->Name("attn_bf16_varlen/tessera")->Apply(varlen_grid);
 BENCHMARK(BM_peer<Peer::kCudnn, varlen>)->Name("attn_bf16_varlen/cudnn")->Apply(varlen_grid);
 BENCHMARK(BM_peer<Peer::kFlash2, varlen>)->Name("attn_bf16_varlen/flash2")->Apply(varlen_grid);
 BENCHMARK(BM_peer<Peer::kCudnn, mha<Dtype::kF16, QkvLayout::kBSHD, false>>)->Name("attn_f16/cudnn")->Apply(dim128);

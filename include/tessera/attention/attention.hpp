@@ -11,7 +11,7 @@
 //
 // The problem's semantics, layouts and LSE: attention/problem.hpp; the masks and score stages:
 // attention/masks.hpp, attention/score_chain.hpp; the kernel: attention/sm90/kernel.hpp. Not yet
-// (issue 33): variable lengths, the sm80 and gfx9 kernels, fp8.
+// (issue 33): the sm80 and gfx9 kernels, fp8.
 // tessera-header: cuda-only
 #pragma once
 
@@ -58,7 +58,6 @@ class Attention {
     if (p.head_dim != Cfg::D || p.head_dim_v != Cfg::Dv)
       return fail("the problem's head dimensions (" + s(p.head_dim) + ", " + s(p.head_dim_v) + ") are not the Config's HeadDim<" + s(Cfg::D) +
                   ", " + s(Cfg::Dv) + ">; use a Config of the problem's head dimensions");
-    if (p.variable()) return fail("variable lengths (cu_seqlens) are not in the Hopper kernel yet; run each sequence as a batch of one");
     if (a.q == nullptr || a.k == nullptr || a.v == nullptr || a.o == nullptr)
       return Status::invalid_argument("attention::Attention: q, k, v and o must be device pointers (one is null)");
     auto const misaligned = [](void const* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0; };
@@ -89,6 +88,7 @@ class Attention {
     params.batch = p.batch, params.heads = p.heads, params.group = p.group();
     params.q_len = p.seqlen_q, params.k_len = p.seqlen_k;
     params.q_blocks = (p.seqlen_q + Cfg::BQ - 1) / Cfg::BQ;
+    params.cu_q = p.cu_seqlens_q, params.cu_k = p.cu_seqlens_k, params.total_q = p.total_q;
     params.scale = p.softmax_scale();
     params.o_strides = p.o;
     params.o = a.o;
@@ -100,7 +100,11 @@ class Attention {
     constexpr int smem = sm90::Kernel<Cfg>::smem_bytes;
     cudaError_t err = arch::sm90::allow_smem_once(kernel, device, smem);
     if (err == cudaSuccess) {
-      unsigned const blocks = unsigned(std::min(params.tiles(), std::max(1, runtime::multiprocessors(device))));
+      // (Variable lengths: at most a tile a query block of the longest sequence, and a tile a BQ
+      // tokens and a sequence.)
+      std::int64_t tiles = params.tiles();
+      if (p.variable()) tiles = std::min(tiles, std::int64_t(p.heads) * (p.total_q / Cfg::BQ + p.batch));
+      unsigned const blocks = unsigned(std::min<std::int64_t>(tiles, std::max(1, runtime::multiprocessors(device))));
       kernel<<<blocks, Cfg::threads, smem, stream>>>(params);
       err = cudaGetLastError();
     }

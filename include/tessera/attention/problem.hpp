@@ -55,6 +55,7 @@ struct Problem {
   Strides q, k, v, o;
   int const* cu_seqlens_q = nullptr;  // variable lengths: both or neither
   int const* cu_seqlens_k = nullptr;
+  std::int64_t total_q = 0, total_k = 0;  // variable lengths: the packed tensors' tokens (cu_seqlens' last offsets)
 
   bool variable() const { return cu_seqlens_q != nullptr; }
   int group() const { return heads / heads_kv; }  // query heads a K/V head serves
@@ -72,12 +73,14 @@ struct Problem {
     return p;
   }
   // Packed variable-length tensors (BSHD rows of all tokens: [token][head][dim]) whose lengths are
-  // given by cu_seqlens_q / cu_seqlens_k; max_q and max_k: the longest sequences.
+  // given by cu_seqlens_q / cu_seqlens_k; max_q and max_k: the longest sequences; total_q and
+  // total_k: the tokens of all (the tensors' rows: the kernels read no further).
   static Problem variable_lengths(int batch, int heads, int heads_kv, int const* cu_seqlens_q, int const* cu_seqlens_k, int max_q,
-                                  int max_k, int head_dim, int head_dim_v = 0) {
+                                  int max_k, std::int64_t total_q, std::int64_t total_k, int head_dim, int head_dim_v = 0) {
     Problem p = dense(batch, heads, heads_kv, max_q, max_k, head_dim, Layout::kBSHD, head_dim_v);
     p.q.batch = p.k.batch = p.v.batch = p.o.batch = 0;
     p.cu_seqlens_q = cu_seqlens_q, p.cu_seqlens_k = cu_seqlens_k;
+    p.total_q = total_q, p.total_k = total_k;
     return p;
   }
 
@@ -109,6 +112,11 @@ inline Status check(Problem const& p) {
   if (!std::isfinite(p.scale) || p.scale < 0.0f) return bad("scale = " + std::to_string(p.scale) + " must be finite and positive (0: 1 / sqrt(head_dim))");
   if ((p.cu_seqlens_q == nullptr) != (p.cu_seqlens_k == nullptr))
     return bad("cu_seqlens_q and cu_seqlens_k go together (variable lengths for both, or neither); pass both");
+  if (p.variable() && (p.total_q < p.seqlen_q || p.total_k < p.seqlen_k || p.total_q >= (std::int64_t(1) << 31) ||
+                       p.total_k >= (std::int64_t(1) << 31)))
+    return bad("variable lengths: total_q = " + s(p.total_q) + " and total_k = " + s(p.total_k) +
+               " (the packed tensors' tokens, cu_seqlens' last offsets) must hold the longest sequences (seqlen_q = " + s(p.seqlen_q) +
+               ", seqlen_k = " + s(p.seqlen_k) + ") and be below 2^31; give Problem::variable_lengths the tensors' token counts");
   for (auto [name, st] : {std::pair<char const*, Strides>{"q", p.q}, {"k", p.k}, {"v", p.v}, {"o", p.o}})
     if (st.seq < 0 || st.head < 0 || st.batch < 0)
       return bad(std::string(name) + "'s strides (batch " + s(st.batch) + ", seq " + s(st.seq) + ", head " + s(st.head) +

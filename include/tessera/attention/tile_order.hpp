@@ -19,8 +19,14 @@
 //                    blocks slowest at 1k made every tile of a turn read its own head's K and V,
 //                    0.82 times the natural order's speed, measured on the H100.)
 //
-//   TileOrder const order{q_blocks, heads, batch, longest_first};
-//   for (int j = 0, w; (w = order.at(blockIdx.x, gridDim.x, j)) >= 0; ++j) { TileCoord t = order.coord(w, gridDim.x); ... }
+// Variable lengths (cu_seqlens_q): batch entry b has ceil(len_b / BQ) query blocks; tiles are
+// numbered batch entry by batch entry as in the natural order (query blocks from the last where
+// longest first). A block finds its tiles' batch entries with a cursor that only moves forward
+// (its tiles' numbers grow), reading each entry's length once: O(batch) reads a block in all.
+//
+//   TileOrder const order{q_blocks, heads, batch, longest_first};    // fixed lengths
+//   TileOrder::Cursor at;
+//   for (int j = 0; order.next(blockIdx.x, gridDim.x, j, at); ++j) { TileCoord t = at.tile; ... }
 #pragma once
 
 #include "tessera/core/config.hpp"
@@ -32,16 +38,27 @@ struct TileCoord {
 };
 
 struct TileOrder {
-  int q_blocks, heads, batch;
+  int q_blocks, heads, batch;  // q_blocks: the longest sequence's (variable lengths)
   bool longest_first;
+  int const* cu_seqlens_q = nullptr;  // variable lengths: batch + 1 offsets
+  int bq = 0;                         // queries a tile (variable lengths)
 
+  // A block's place in the order: its tile, and (variable lengths) the batch entry its tiles have
+  // reached, whose tiles are numbered from `first`.
+  struct Cursor {
+    TileCoord tile{};
+    int b = 0, first = 0;
+  };
+
+  // The tiles of fixed lengths (variable lengths: at most this many).
   TESSERA_HD constexpr int tiles() const { return q_blocks * heads * batch; }
-  // The tile block `block` of a grid of `grid` takes in its turn j; -1 past the last.
+  // The tile number block `block` of a grid of `grid` takes in its turn j (-1 past the last of
+  // fixed lengths).
   TESSERA_HD constexpr int at(int block, int grid, int j) const {
     int const w = j * grid + (longest_first && j % 2 == 1 ? grid - 1 - block : block);
     return w < tiles() ? w : -1;
   }
-  // Tile w's coordinates in a grid of `grid` blocks.
+  // Tile w's coordinates (fixed lengths) in a grid of `grid` blocks.
   TESSERA_HD constexpr TileCoord coord(int w, int grid) const {
     if (longest_first && 4 * q_blocks > grid) {
       int const rows = heads * batch, hb = w % rows;
@@ -49,6 +66,26 @@ struct TileOrder {
     }
     int const rest = w / q_blocks, m = w % q_blocks;
     return {rest / heads, rest % heads, longest_first ? q_blocks - 1 - m : m};
+  }
+  // Moves `c` to the tile of turn j of `block` (j counted up from 0 with the same cursor);
+  // false past the last tile.
+  TESSERA_HD bool next(int block, int grid, int j, Cursor& c) const {
+    int const w = at(block, grid, j);
+    if (w < 0) return false;
+    if (cu_seqlens_q == nullptr) {
+      c.tile = coord(w, grid);
+      return true;
+    }
+    for (;; ++c.b) {
+      if (c.b >= batch) return false;
+      int const blocks = (cu_seqlens_q[c.b + 1] - cu_seqlens_q[c.b] + bq - 1) / bq, count = blocks * heads;
+      if (w < c.first + count) {
+        int const local = w - c.first, m = local % blocks;
+        c.tile = {c.b, local / blocks, longest_first ? blocks - 1 - m : m};
+        return true;
+      }
+      c.first += count;
+    }
   }
 };
 

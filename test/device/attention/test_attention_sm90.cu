@@ -2,8 +2,9 @@
 // (test/support/attention_reference.hpp): random normal Q, K, V; O and LSE poisoned; lengths 1,
 // 3, 113, 127..129, 1023 and sq != sk both ways, zero keys; GQA and MQA; BSHD and BHSD; head
 // dims 64, 128, 256 and (192, 128); tiles of 128 x 176 and three consumers, turns, fp16, both
-// longest-first orders of causal tiles; every mask and score stage, chained and one of the test's
+// longest-first orders of causal tiles; variable lengths with empty and length-1 sequences; every mask and score stage, chained and one of the test's
 // own (rows that see no key: O = 0, LSE = -inf); the refusals.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -36,17 +37,19 @@ std::vector<E> random_tensor(std::size_t n, unsigned seed) {
 // Runs p (packed tensors) with the chain `dev` (its host twin `host` for the reference); returns the
 // worst |error| / tolerance over O and LSE: O within 2^-7 of (|o| + the sum of p |v|) -- P is
 // rounded to 16 bits on its way to the tensor cores -- and LSE within 2^-10 (1 + |lse|).
+// Variable lengths: p's cu_seqlens are device copies of cu_q and cu_k.
 template <class Cfg>
-double run_attention(Problem const& p, typename Cfg::Chain const& dev = {}, typename Cfg::Chain const& host = {}) {
-  std::size_t const nq = std::size_t(p.batch) * p.seqlen_q * p.heads * p.head_dim;
-  std::size_t const nk = std::size_t(p.batch) * p.seqlen_k * p.heads_kv * p.head_dim;
-  std::size_t const nv = std::size_t(p.batch) * p.seqlen_k * p.heads_kv * p.head_dim_v;
-  std::size_t const no = std::size_t(p.batch) * p.seqlen_q * p.heads * p.head_dim_v;
+double run_attention(Problem const& p, typename Cfg::Chain const& dev = {}, typename Cfg::Chain const& host = {},
+                     std::vector<int> const& cu_q = {}, std::vector<int> const& cu_k = {}) {
+  std::size_t const rows_q = p.variable() ? std::size_t(p.total_q) : std::size_t(p.batch) * p.seqlen_q;
+  std::size_t const rows_k = p.variable() ? std::size_t(p.total_k) : std::size_t(p.batch) * p.seqlen_k;
+  std::size_t const nq = rows_q * p.heads * p.head_dim, nk = rows_k * p.heads_kv * p.head_dim;
+  std::size_t const nv = rows_k * p.heads_kv * p.head_dim_v, no = rows_q * p.heads * p.head_dim_v;
   using E = typename Cfg::Element;
   auto const q = random_tensor<E>(std::max<std::size_t>(nq, 1), 1), k = random_tensor<E>(std::max<std::size_t>(nk, 1), 2),
              v = random_tensor<E>(std::max<std::size_t>(nv, 1), 3);
   DeviceBuffer<E> dq(q), dk(k), dv(v), dout(std::max<std::size_t>(no, 1));
-  DeviceBuffer<float> dlse(std::max<std::size_t>(std::size_t(p.batch) * p.heads * p.seqlen_q, 1));
+  DeviceBuffer<float> dlse(std::max<std::size_t>(rows_q * p.heads, 1));
   typename Attention<Cfg>::Arguments args{p, dq.get(), dk.get(), dv.get(), dout.get(), dlse.get(), dev};
   Status const s = Attention<Cfg>{}.run(args);
   INFO(s.message());
@@ -54,7 +57,7 @@ double run_attention(Problem const& p, typename Cfg::Chain const& dev = {}, type
   TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
   auto const got = dout.to_host();
   auto const lse = dlse.to_host();
-  auto const l = test::attention_lengths(p);
+  auto const l = test::attention_lengths(p, cu_q, cu_k);
   auto const ref = test::attention_reference(p, l, q.data(), k.data(), v.data(), host, no);
   double worst = 0;
   int bad = 0;
@@ -79,6 +82,18 @@ double run_attention(Problem const& p, typename Cfg::Chain const& dev = {}, type
 
 Problem dense(int b, int h, int hk, int sq, int sk, int d, attention::Layout layout = attention::Layout::kBSHD, int dv = 0) {
   return Problem::dense(b, h, hk, sq, sk, d, layout, dv);
+}
+
+// Packed sequences of lengths lq[i] (queries) and lk[i] (keys), BSHD, through run_attention.
+template <class Cfg>
+void run_varlen(int heads, int heads_kv, std::vector<int> const& lq, std::vector<int> const& lk, typename Cfg::Chain const& dev = {},
+                typename Cfg::Chain const& host = {}) {
+  std::vector<int> cu_q{0}, cu_k{0};
+  for (std::size_t i = 0; i < lq.size(); ++i) cu_q.push_back(cu_q.back() + lq[i]), cu_k.push_back(cu_k.back() + lk[i]);
+  DeviceBuffer<int> dq(cu_q), dk(cu_k);
+  Problem const p = Problem::variable_lengths(int(lq.size()), heads, heads_kv, dq.get(), dk.get(), *std::max_element(lq.begin(), lq.end()),
+                                              *std::max_element(lk.begin(), lk.end()), cu_q.back(), cu_k.back(), Cfg::D, Cfg::Dv);
+  run_attention<Cfg>(p, dev, host, cu_q, cu_k);
 }
 
 // A stage of the test's own: documents of 100 tokens that see only themselves.
@@ -152,6 +167,22 @@ TEST_CASE("attention sm90: tiles, three consumers, turns and the longest-first o
   run_attention<Cfg90<128, 128, 128, Causal>>(dense(1, 1, 1, 4500, 4500, 128));
 }
 
+TEST_CASE("attention sm90: variable lengths, empty and length-1 sequences", "[gpu][attention][sm90]") {
+  test::require_gpu();
+  using Causal = ScoreChain<attention::Causal<BottomRight>>;
+  std::vector<int> const lq{300, 0, 1, 129, 1023, 7, 128}, lk{300, 5, 1, 0, 1024, 200, 3};  // sq = 0, sk = 0, sq != sk both ways
+  run_varlen<Cfg90<128>>(4, 2, lq, lk);
+  run_varlen<Cfg90<128, 128, 128, Causal>>(4, 4, lq, lk);
+  run_varlen<Cfg90<128, 128, 176, Causal>>(2, 1, lq, lk);
+  run_varlen<Cfg90<64, 64, 128, Causal, Consumers<3>>>(3, 1, lq, lk);
+  using Window = ScoreChain<SlidingWindow<BottomRight>>;
+  run_varlen<Cfg90<256, 256, 64, Window>>(2, 2, {1, 77, 500}, {1, 90, 450}, Window{{50, 10}}, Window{{50, 10}});
+  // Many sequences (more than a grid's blocks), one block each or less.
+  std::vector<int> many_q, many_k;
+  for (int i = 0; i < 300; ++i) many_q.push_back(1 + i * 37 % 190), many_k.push_back(1 + i * 53 % 250);
+  run_varlen<Cfg90<128, 128, 128, Causal>>(2, 2, many_q, many_k);
+}
+
 TEST_CASE("attention sm90: refusals name the fix and launch nothing", "[gpu][attention][sm90]") {
   test::require_gpu();
   using Cfg = Cfg90<128>;
@@ -166,8 +197,8 @@ TEST_CASE("attention sm90: refusals name the fix and launch nothing", "[gpu][att
   CHECK_THAT(message(dense(1, 2, 2, 64, 64, 128), buf.get() + 1), Catch::Contains("16-byte aligned"));
   std::vector<int> const cu{0, 64};
   DeviceBuffer<int> dcu(cu);
-  CHECK_THAT(message(Problem::variable_lengths(1, 2, 2, dcu.get(), dcu.get(), 64, 64, 128), buf.get()),
-             Catch::Contains("variable lengths"));
+  CHECK_THAT(message(Problem::variable_lengths(1, 2, 2, dcu.get(), dcu.get(), 64, 64, 63, 64, 128), buf.get()),
+             Catch::Contains("total_q = 63"));
   TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
   CHECK(std::memcmp(buf.to_host().data(), before.data(), before.size() * sizeof(bfloat16_t)) == 0);
 }

@@ -46,6 +46,10 @@ TEST_CASE("attention problems: refusals say what to fix", "[attention]") {
   int cu[2] = {0, 64};
   p.cu_seqlens_q = cu;
   CHECK_THAT(check(p).message(), Catch::Contains("cu_seqlens_q and cu_seqlens_k go together"));
+  p = Problem::variable_lengths(1, 8, 8, cu, cu, 64, 64, 32, 64, 128);  // fewer tokens than the longest sequence
+  CHECK_THAT(check(p).message(), Catch::Contains("total_q = 32 and total_k = 64"));
+  p = Problem::variable_lengths(1, 8, 8, cu, cu, 64, 64, 64, 64, 128);
+  CHECK(check(p).ok());
   p = Problem::dense(1, 8, 8, 64, 64, 128, Layout::kBSHD);
   p.scale = std::numeric_limits<float>::quiet_NaN();
   CHECK_THAT(check(p).message(), Catch::Contains("must be finite and positive"));
@@ -92,7 +96,7 @@ TEST_CASE("attention reference: the softmax of a small case by hand, GQA heads, 
 
 TEST_CASE("attention reference: variable lengths with empty sequences, LSE per token", "[attention]") {
   std::vector<int> const cu_q{0, 3, 3, 4}, cu_k{0, 5, 7, 7};  // lengths (3, 5), (0, 2), (1, 0)
-  Problem const p = Problem::variable_lengths(3, 2, 2, cu_q.data(), cu_k.data(), 3, 5, 8);
+  Problem const p = Problem::variable_lengths(3, 2, 2, cu_q.data(), cu_k.data(), 3, 5, 4, 7, 8);
   auto const l = test::attention_lengths(p, cu_q, cu_k);
   CHECK(l.total_q == 4);
   std::mt19937 rng(3);

@@ -29,12 +29,14 @@ struct Params {
   using E = typename Cfg::Element;
   typename Loader<Cfg>::Params load;
   typename Cfg::Chain chain;
-  int batch, heads, group, q_len, k_len, q_blocks;
-  float scale;       // the softmax scale
+  int batch, heads, group, q_len, k_len, q_blocks;  // (variable lengths: the longest sequences')
+  float scale;                                      // the softmax scale
   Strides o_strides;
   E* o;
-  float* lse;  // null: not written
-  TESSERA_HD TileOrder order() const { return {q_blocks, heads, batch, Cfg::Chain::limits_keys}; }
+  float* lse;                                       // null: not written
+  int const *cu_q = nullptr, *cu_k = nullptr;       // variable lengths: batch + 1 offsets each
+  std::int64_t total_q = 0;                         // variable lengths: Q's tokens (LSE's row)
+  TESSERA_HD TileOrder order() const { return {q_blocks, heads, batch, Cfg::Chain::limits_keys, cu_q, Cfg::BQ}; }
   TESSERA_HD int tiles() const { return order().tiles(); }
 };
 
@@ -45,9 +47,13 @@ struct Kernel {
   static constexpr int BQ = Cfg::BQ, BKV = Cfg::BKV, Stages = Cfg::stages, Consumers = Cfg::consumers;
   static constexpr int smem_bytes = int(sizeof(S));
 
-  TESSERA_DEVICE static TileInfo tile(Params<Cfg> const& p, int w) {
-    TileCoord const c = p.order().coord(w, int(gridDim.x));
-    return TileInfo{c.batch, c.head, c.head / p.group, c.q_block * BQ, p.q_len, p.k_len};
+  // A tile's sequences: batch entry c.batch's (variable lengths: at its offsets in the tokens of
+  // batch entry 0).
+  TESSERA_DEVICE static TileInfo tile(Params<Cfg> const& p, TileCoord const& c) {
+    if (p.cu_q == nullptr) return TileInfo{c.batch, c.head, c.head / p.group, c.q_block * BQ, p.q_len, p.k_len, c.batch, 0, 0};
+    int const q_start = p.cu_q[c.batch], k_start = p.cu_k[c.batch];
+    return TileInfo{c.batch, c.head, c.head / p.group, c.q_block * BQ, p.cu_q[c.batch + 1] - q_start, p.cu_k[c.batch + 1] - k_start,
+                    0, q_start, k_start};
   }
   TESSERA_DEVICE static BlockRange range(Params<Cfg> const& p, TileInfo const& t) {
     int const q1 = t.q0 + BQ < t.q_len ? t.q0 + BQ : t.q_len;
@@ -78,19 +84,20 @@ struct Kernel {
     // consumers wait for nothing (its O is 0).
     int pos = 0, iq = 0;
     TileOrder const order = p.order();
-    for (int j = 0, w; (w = order.at(blockIdx.x, gridDim.x, j)) >= 0; ++j) {
-      TileInfo const t = tile(p, w);
+    TileOrder::Cursor at;
+    for (int j = 0; order.next(blockIdx.x, gridDim.x, j, at); ++j) {
+      TileInfo const t = tile(p, at.tile);
       BlockRange const r = range(p, t);
       if (r.size() == 0) continue;
       if (iq > 0) arch::mbarrier_wait(q_empty, std::uint32_t((iq - 1) & 1));  // the last tile's Q is read
       ++iq;
       arch::mbarrier_arrive_expect_tx(q_full, S::q_bytes);
-      Loader<Cfg>::load_q(s, p.load, q_full, t.b, t.h, t.q0);
-      auto const load_k = [&](int n, int at) {
-        Loader<Cfg>::load_k(s, p.load, at % Stages, kp.producer_acquire(at, S::k_bytes), t.b, t.hk, n * BKV);
+      Loader<Cfg>::load_q(s, p.load, q_full, t.mb, t.h, t.q_start + t.q0);
+      auto const load_k = [&](int n, int i) {
+        Loader<Cfg>::load_k(s, p.load, i % Stages, kp.producer_acquire(i, S::k_bytes), t.mb, t.hk, t.k_start + n * BKV);
       };
-      auto const load_v = [&](int n, int at) {
-        Loader<Cfg>::load_v(s, p.load, at % Stages, vp.producer_acquire(at, S::v_bytes), t.b, t.hk, n * BKV);
+      auto const load_v = [&](int n, int i) {
+        Loader<Cfg>::load_v(s, p.load, i % Stages, vp.producer_acquire(i, S::v_bytes), t.mb, t.hk, t.k_start + n * BKV);
       };
       load_k(r.first, pos);
       for (int n = r.first + 1; n < r.last; ++n, ++pos) {
@@ -107,8 +114,9 @@ struct Kernel {
     int pos = 0, iq = 0;
     typename Main::Turn turn{pipeline::Turns(s.turns), c};
     TileOrder const order = p.order();
-    for (int j = 0, w; (w = order.at(blockIdx.x, gridDim.x, j)) >= 0; ++j) {
-      TileInfo const t = tile(p, w);
+    TileOrder::Cursor at;
+    for (int j = 0; order.next(blockIdx.x, gridDim.x, j, at); ++j) {
+      TileInfo const t = tile(p, at.tile);
       BlockRange const r = range(p, t);
       typename Main::OAcc o;
       typename Main::Softmax sm(scale_log2);
@@ -120,10 +128,12 @@ struct Kernel {
         Params<Cfg> const& p;
         TileInfo const& t;
         TESSERA_DEVICE void operator()(int q, int col, std::uint32_t pair) const {
-          *reinterpret_cast<std::uint32_t*>(p.o + p.o_strides.offset(t.b, q, t.h) + col) = pair;
+          *reinterpret_cast<std::uint32_t*>(p.o + p.o_strides.offset(t.mb, t.q_start + q, t.h) + col) = pair;
         }
-        TESSERA_DEVICE void lse(int q, float value) const {
-          if (p.lse != nullptr) p.lse[(std::int64_t(t.b) * p.heads + t.h) * t.q_len + q] = value;
+        TESSERA_DEVICE void lse(int q, float value) const {  // Problem::lse_offset
+          if (p.lse == nullptr) return;
+          if (p.cu_q != nullptr) p.lse[t.h * p.total_q + t.q_start + q] = value;
+          else p.lse[(std::int64_t(t.b) * p.heads + t.h) * t.q_len + q] = value;
         }
       };
       Main::finish(o, sm, r.size() == 0, t, c, thread, Store{p, t});

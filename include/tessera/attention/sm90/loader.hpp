@@ -1,7 +1,8 @@
 // The Hopper attention kernel's loads: Q, K and V through 4-D TMA maps over (head dimension,
 // sequence, head, batch) with the problem's strides (BSHD and BHSD alike), boxes of 64 head-dim
 // columns (one 128-byte swizzle span) by the tile's rows. Positions past a sequence arrive as
-// zeros (masked or never stored by the kernel).
+// zeros, or (variable lengths: one map over all the packed tokens) as the next sequence's: masked
+// or never stored by the kernel either way.
 //
 //   Loader<Cfg>::make(problem, q, k, v, params);          // host: the maps, or what is wrong
 //   Loader<Cfg>::load_q(s, params, full, b, h, q0);        // device, one thread
@@ -30,17 +31,20 @@ struct Loader {
   };
 
   static Status make(Problem const& p, E const* q, E const* k, E const* v, Params& out) {
-    auto const map = [&](arch::sm90::TmaDescriptor& m, E const* base, Strides const& st, int dim, int seqlen, int heads, int rows) {
+    // Variable lengths: one batch entry of all the packed tokens.
+    int const batch = p.variable() ? 1 : p.batch;
+    auto const map = [&](arch::sm90::TmaDescriptor& m, E const* base, Strides const& st, int dim, std::int64_t seqlen, int heads, int rows) {
       std::uint64_t const extent[4] = {std::uint64_t(dim), std::uint64_t(seqlen > 0 ? seqlen : 1), std::uint64_t(heads),
-                                       std::uint64_t(p.batch)};
+                                       std::uint64_t(batch)};
       // (A batch of one entry leaves its stride unused; it must still be a valid one.)
-      std::uint64_t const stride[3] = {std::uint64_t(st.seq), std::uint64_t(st.head), std::uint64_t(p.batch > 1 ? st.batch : 8)};
+      std::uint64_t const stride[3] = {std::uint64_t(st.seq), std::uint64_t(st.head), std::uint64_t(batch > 1 ? st.batch : 8)};
       std::uint32_t const box[4] = {64, std::uint32_t(rows), 1, 1};
       return arch::sm90::make_tensor_map_4d(m, base, extent, stride, box, arch::sm90::TmaSwizzle::k128B);
     };
-    TESSERA_RETURN_IF_ERROR(map(out.q, q, p.q, D, p.seqlen_q, p.heads, BQ));
-    TESSERA_RETURN_IF_ERROR(map(out.k, k, p.k, D, p.seqlen_k, p.heads_kv, BKV));
-    return map(out.v, v, p.v, Dv, p.seqlen_k, p.heads_kv, BKV);
+    std::int64_t const q_rows = p.variable() ? p.total_q : p.seqlen_q, k_rows = p.variable() ? p.total_k : p.seqlen_k;
+    TESSERA_RETURN_IF_ERROR(map(out.q, q, p.q, D, q_rows, p.heads, BQ));
+    TESSERA_RETURN_IF_ERROR(map(out.k, k, p.k, D, k_rows, p.heads_kv, BKV));
+    return map(out.v, v, p.v, Dv, k_rows, p.heads_kv, BKV);
   }
 
   TESSERA_DEVICE static void prefetch(Params const& p) {

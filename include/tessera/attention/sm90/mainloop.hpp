@@ -29,9 +29,12 @@
 
 namespace tessera::attention::sm90 {
 
-// A tile of queries: BQ queries from q0 of head h of batch entry b, the sequences' lengths.
+// A tile of queries: BQ queries from q0 of head h of batch entry b, the sequences' lengths; in
+// memory, its sequences start at positions q_start and k_start of batch entry mb (variable
+// lengths: of the packed tokens, mb = 0; fixed: q_start = k_start = 0, mb = b).
 struct TileInfo {
   int b, h, hk, q0, q_len, k_len;
+  int mb, q_start, k_start;
 };
 
 template <class Cfg>

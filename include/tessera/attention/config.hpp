@@ -48,6 +48,10 @@ struct Config {
   using Element = Element_;
   using Chain = Chain_;
   static constexpr int D = HeadDim_::qk, Dv = HeadDim_::v, BQ = Tile_::q, BKV = Tile_::kv;
+  // The head dimensions as the Hopper kernel holds them: whole 128-byte swizzle spans of 64
+  // columns (TMA fills the columns past D and Dv with zeros: they add nothing to Q K^T, and O's
+  // columns past Dv are not stored). S's k-steps stop at D; P V computes O's Dvp columns.
+  static constexpr int Dp = (D + 63) / 64 * 64, Dvp = (Dv + 63) / 64 * 64;
   static constexpr int consumers = Consumers_::value, stages = Stages_::value;
   static constexpr bool turns = Consumers_::turns;
   static constexpr int threads = 128 * (consumers + 1);
@@ -55,19 +59,19 @@ struct Config {
   // of a block launched with `threads` threads). Consumers hold S (BKV / 2 floats), P (BKV / 4
   // words) and O (Dv / 2 floats) at once: 196 at 128 x 176 and head dim 128, where 240 measured
   // 1.5% faster than 232; 232 elsewhere (at head dim 256, 240 measured 7% slower).
-  static constexpr int consumer_registers = consumers == 3 ? 160 : BKV > 128 && Dv <= 128 ? 240 : 232;
+  static constexpr int consumer_registers = consumers == 3 ? 160 : BKV > 128 && Dvp <= 128 ? 240 : 232;
   static constexpr int producer_registers = consumers == 3 ? 32 : consumer_registers == 240 ? 24 : 40;
 
   static_assert(std::is_same_v<Arch, arch::Sm90>, "attention::Config: the attention kernel runs on arch::Sm90 so far; use arch::Sm90");
   static_assert(std::is_same_v<Element, bfloat16_t> || std::is_same_v<Element, half_t>,
                 "attention::Config: Q, K, V and O are bfloat16_t or half_t (float softmax and accumulation); use one of those");
-  static_assert(D % 64 == 0 && Dv % 64 == 0 && D <= 256 && Dv <= 256,
-                "attention::Config: the Hopper kernel's head dimensions are 64, 128, 192 or 256 (whole 128-byte swizzle spans); use "
-                "HeadDim<64>, <128>, <192> or <256> (pad other head dimensions with zeros)");
+  static_assert(D % 8 == 0 && Dv % 8 == 0 && D >= 8 && Dv >= 8 && D <= 256 && Dv <= 256,
+                "attention::Config: head dimensions are multiples of 8 (16-byte rows) from 8 to 256; use HeadDim<D, Dv> with such D and "
+                "Dv (pad others with zeros: the scores do not change)");
   static_assert(consumers >= 1 && consumers <= 3 && BQ == 64 * consumers,
                 "attention::Config: each consumer warpgroup owns 64 query rows; use BlockTile<64 * C, ...> with Consumers<C>, C = 1, 2 or 3");
   static_assert(!turns || consumers == 2, "attention::Config: turns are taken between two consumers; use Consumers<2, true> or no turns");
-  static_assert(consumers < 3 || BKV / 2 + BKV / 4 + Dv / 2 <= 128,
+  static_assert(consumers < 3 || BKV / 2 + BKV / 4 + Dvp / 2 <= 128,
                 "attention::Config: three consumers have 160 registers a thread, too few for S, P and O of this BlockTile and head "
                 "dimension; use BlockTile<192, 128> at head dimension 64, or two consumers");
   static_assert(BKV % 16 == 0 && BKV >= 16 && BKV <= 256,
@@ -75,8 +79,8 @@ struct Config {
   static_assert(stages >= 2 && stages <= 4, "attention::Config: K and V take 2 to 4 stages each; use Stages<2>");
 
   // Shared memory: Q, the K and V rings and their barriers (attention/sm90/storage.hpp).
-  static constexpr int q_bytes = BQ * D * int(sizeof(Element));
-  static constexpr int k_bytes = BKV * D * int(sizeof(Element)), v_bytes = BKV * Dv * int(sizeof(Element));
+  static constexpr int q_bytes = BQ * Dp * int(sizeof(Element));
+  static constexpr int k_bytes = BKV * Dp * int(sizeof(Element)), v_bytes = BKV * Dvp * int(sizeof(Element));
   static constexpr int smem_bytes = q_bytes + stages * (k_bytes + v_bytes) + 1024;
   static_assert(smem_bytes <= 227 * 1024,
                 "attention::Config: Q and the K and V rings pass the 227 KB of shared memory a block has; use fewer Stages or a smaller "

@@ -1,9 +1,10 @@
 // attention::Attention on the Hopper kernel against the host reference in double
 // (test/support/attention_reference.hpp): random normal Q, K, V; O and LSE poisoned; lengths 1,
 // 3, 113, 127..129, 1023 and sq != sk both ways, zero keys; GQA and MQA; BSHD and BHSD; head
-// dims 64, 128, 256 and (192, 128); tiles of 128 x 176 and three consumers, turns, fp16, both
-// longest-first orders of causal tiles; variable lengths with empty and length-1 sequences; every mask and score stage, chained and one of the test's
-// own (rows that see no key: O = 0, LSE = -inf); the refusals.
+// dims 64, 128, 256, (192, 128) and multiples of 8 from 8 to 248; tiles of 128 x 176 and three
+// consumers, turns, fp16, both longest-first orders of causal tiles; variable lengths with empty
+// and length-1 sequences; every mask and score stage, chained and one of the test's own (rows that
+// see no key: O = 0, LSE = -inf); the refusals.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -123,6 +124,20 @@ TEST_CASE("attention sm90: head dimensions 64, 256 and (192, 128)", "[gpu][atten
   run_attention<Cfg90<64>>(dense(2, 4, 4, 300, 300, 64));
   run_attention<Cfg90<256, 256, 64>>(dense(1, 2, 1, 200, 333, 256));
   run_attention<Cfg90<192, 128>>(dense(1, 2, 2, 129, 257, 192, attention::Layout::kBSHD, 128));
+}
+
+TEST_CASE("attention sm90: head dimensions that are multiples of 8 but not of 64", "[gpu][attention][sm90]") {
+  test::require_gpu();
+  using Causal = ScoreChain<attention::Causal<BottomRight>>;
+  run_attention<Cfg90<8>>(dense(1, 2, 1, 200, 133, 8));
+  run_attention<Cfg90<40, 40, 128, Causal>>(dense(2, 2, 2, 77, 300, 40));
+  run_attention<Cfg90<56, 56, 128, NoMask, Consumers<3>>>(dense(1, 3, 1, 250, 250, 56, attention::Layout::kBHSD));
+  run_attention<Cfg90<72>>(dense(1, 3, 3, 250, 250, 72));
+  run_attention<Cfg90<96>>(dense(2, 4, 2, 129, 257, 96));
+  run_attention<Cfg90<96, 96, 128, Causal>>(dense(1, 2, 2, 513, 513, 96));
+  run_attention<Cfg90<136, 72, 64>>(dense(1, 2, 2, 100, 190, 136, attention::Layout::kBSHD, 72));
+  run_attention<Cfg90<200, 200, 64, Causal>>(dense(1, 2, 1, 300, 301, 200));
+  run_attention<Cfg90<248, 248, 64>>(dense(1, 1, 1, 65, 129, 248));
 }
 
 TEST_CASE("attention sm90: masks and score stages, alone and chained", "[gpu][attention][sm90]") {

@@ -56,16 +56,16 @@ struct Loader {
   // Queries q0 .. q0 + BQ - 1 of head h, batch entry b.
   TESSERA_DEVICE static void load_q(S& s, Params const& p, std::uint32_t full, int b, int h, int q0) {
     TESSERA_UNROLL
-    for (int j = 0; j < D / 64; ++j) arch::sm90::tma_load_4d(arch::smem_address(&s.q[j][0]), &p.q, 64 * j, q0, h, b, full);
+    for (int j = 0; j < Cfg::Dp / 64; ++j) arch::sm90::tma_load_4d(arch::smem_address(&s.q[j][0]), &p.q, 64 * j, q0, h, b, full);
   }
   // Keys k0 .. k0 + BKV - 1 of K/V head hk into ring stage `stage`.
   TESSERA_DEVICE static void load_k(S& s, Params const& p, int stage, std::uint32_t full, int b, int hk, int k0) {
     TESSERA_UNROLL
-    for (int j = 0; j < D / 64; ++j) arch::sm90::tma_load_4d(arch::smem_address(&s.k[stage][j][0]), &p.k, 64 * j, k0, hk, b, full);
+    for (int j = 0; j < Cfg::Dp / 64; ++j) arch::sm90::tma_load_4d(arch::smem_address(&s.k[stage][j][0]), &p.k, 64 * j, k0, hk, b, full);
   }
   TESSERA_DEVICE static void load_v(S& s, Params const& p, int stage, std::uint32_t full, int b, int hk, int k0) {
     TESSERA_UNROLL
-    for (int j = 0; j < Dv / 64; ++j)
+    for (int j = 0; j < Cfg::Dvp / 64; ++j)
       arch::sm90::tma_load_4d(arch::smem_address(&s.v[stage][j * S::VTile::block_elements]), &p.v, 64 * j, k0, hk, b, full);
   }
 };

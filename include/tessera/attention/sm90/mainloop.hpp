@@ -44,9 +44,9 @@ struct Mainloop {
   using S = Storage<Cfg>;
   static constexpr int D = Cfg::D, Dv = Cfg::Dv, BKV = Cfg::BKV, Stages = Cfg::stages;
   using SAcc = tile::WgmmaAccum<float, BKV, 1>;
-  using OAcc = tile::WgmmaAccum<float, Dv, 1>;
+  using OAcc = tile::WgmmaAccum<float, Cfg::Dvp, 1>;  // (columns past Dv: zeros, not stored)
   using MmaS = arch::sm90::Wgmma<BKV, E, E, float, arch::sm90::Major::K, arch::sm90::Major::K>;
-  using MmaO = arch::sm90::Wgmma<Dv, E, E, float, arch::sm90::Major::K, arch::sm90::Major::MN>;
+  using MmaO = arch::sm90::Wgmma<Cfg::Dvp, E, E, float, arch::sm90::Major::K, arch::sm90::Major::MN>;
   using Softmax = OnlineSoftmax<SAcc::rows_per_thread>;
   using PFrag = decltype(tile::to_a_operand<E>(SAcc{}));
   // A chain that changes scores sees them in natural units (scale applied first); a chain of masks
@@ -77,7 +77,7 @@ struct Mainloop {
     auto const issue_s = [&](SAcc& acc, int stage) {
       arch::sm90::wgmma_fence();
       TESSERA_UNROLL
-      for (int ks = 0; ks < D / 16; ++ks) {
+      for (int ks = 0; ks < (D + 15) / 16; ++ks) {
         if (ks == 0) MmaS::ss_first(acc.regs[0], s.q_desc(row0, ks), s.k_desc(stage, ks));
         else MmaS::ss(acc.regs[0], s.q_desc(row0, ks), s.k_desc(stage, ks), true);
       }
@@ -154,7 +154,8 @@ struct Mainloop {
       int const i = OAcc::local_row_of(v);
       float const lo = o.regs[0][v] * fin.inverse[i], hi = o.regs[0][v + 1] * fin.inverse[i];
       int const q = t.q0 + 64 * c + OAcc::row(thread, v);
-      if (q < t.q_len) store(q, OAcc::col(thread, v), epilogue::convert_output_packed<E>(lo, hi));
+      int const col = OAcc::col(thread, v);
+      if (q < t.q_len && (Cfg::Dvp == Dv || col < Dv)) store(q, col, epilogue::convert_output_packed<E>(lo, hi));
     }
     if (thread % 4 == 0) {
       TESSERA_UNROLL

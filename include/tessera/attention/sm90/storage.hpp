@@ -1,6 +1,6 @@
 // The Hopper attention kernel's shared memory: the query tile, the K and V rings and their
-// barriers, as one struct (attention/sm90/kernel.hpp). Q and K are K-major (the head dimension
-// contiguous): D / 64 blocks of 64 columns, each a tile::SwizzledTile of 128-byte rows, which a
+// barriers, as one struct (attention/sm90/kernel.hpp), at the head dimensions rounded up to 64
+// (Config::Dp, Dvp). Q and K are K-major (the head dimension contiguous): D / 64 blocks of 64 columns, each a tile::SwizzledTile of 128-byte rows, which a
 // TMA box of 64 x rows fills; V is the B operand of P V, N-major (its head dimension contiguous):
 // tile::MnMajorTile blocks of 64 of V's columns by BKV keys.
 //
@@ -22,7 +22,7 @@ namespace tessera::attention::sm90 {
 template <class Cfg>
 struct Storage {
   using E = typename Cfg::Element;
-  static constexpr int D = Cfg::D, Dv = Cfg::Dv, BQ = Cfg::BQ, BKV = Cfg::BKV, Stages = Cfg::stages;
+  static constexpr int D = Cfg::Dp, Dv = Cfg::Dvp, BQ = Cfg::BQ, BKV = Cfg::BKV, Stages = Cfg::stages;
   using QBlock = tile::SwizzledTile<E, BQ, 64>;   // 64 of Q's head-dim columns
   using KBlock = tile::SwizzledTile<E, BKV, 64>;  // 64 of K's
   using VTile = tile::MnMajorTile<E, Dv, BKV>;    // V as P V's B: Dv columns x BKV keys

@@ -178,6 +178,23 @@ struct Mainloop {
     BlockKind const kind = block_kind(chain, rows, n, BKV);
     if (!natural && kind == BlockKind::kFull) return;
     int const k0 = n * BKV;
+    if constexpr (Chain::exact_keys) {
+      // Each row sees one run of keys (Chain::keys of the row alone): two compares a score against
+      // the run's ends, offset by the thread's column, the values' columns constants.
+      int lo[SAcc::rows_per_thread], hi[SAcc::rows_per_thread];
+      TESSERA_UNROLL
+      for (int i = 0; i < SAcc::rows_per_thread; ++i) {
+        int const q = rows.q0 + SAcc::local_row(thread, i);
+        KeyRange const keys = chain.keys(Block{t.b, t.h, q, q + 1, 0, t.k_len, t.q_len, t.k_len});
+        lo[i] = keys.lo - k0 - SAcc::thread_col(thread), hi[i] = (keys.hi < t.k_len ? keys.hi : t.k_len) - k0 - SAcc::thread_col(thread);
+      }
+      TESSERA_UNROLL
+      for (int v = 0; v < SAcc::values; ++v) {
+        int const i = SAcc::local_row_of(v), col = SAcc::value_col(v);
+        if (col < lo[i] || col >= hi[i]) sacc.regs[0][v] = -__builtin_inff();
+      }
+      return;
+    }
     tile::transform(sacc, thread, [&](float x, int row, int col) {
       Coord const at{t.b, t.h, rows.q0 + row, k0 + col, t.q_len, t.k_len};
       if (at.k >= t.k_len) return -__builtin_inff();

@@ -45,13 +45,20 @@ struct Stages {
 template <class Arch_, class Element_, class HeadDim_, class Tile_, class Consumers_, class Stages_, class Chain_ = NoMask>
 struct Config {
   using Arch = Arch_;
-  using Element = Element_;
+  using Element = Element_;  // Q, K and V
   using Chain = Chain_;
+  // fp8 (float8_e4m3_t Q, K, V with per-tensor scales; O in bfloat16_t): P V runs in 8 bits on a
+  // V^T the producer writes (attention/sm90/transpose_v.hpp), P scaled by 2^8 (FlashAttention-3's
+  // offset: e4m3's range, not its subnormals).
+  static constexpr bool fp8 = std::is_same_v<Element, float8_e4m3_t>;
+  using Output = std::conditional_t<fp8, bfloat16_t, Element>;  // O
   static constexpr int D = HeadDim_::qk, Dv = HeadDim_::v, BQ = Tile_::q, BKV = Tile_::kv;
-  // The head dimensions as the Hopper kernel holds them: whole 128-byte swizzle spans of 64
-  // columns (TMA fills the columns past D and Dv with zeros: they add nothing to Q K^T, and O's
-  // columns past Dv are not stored). S's k-steps stop at D; P V computes O's Dvp columns.
-  static constexpr int Dp = (D + 63) / 64 * 64, Dvp = (Dv + 63) / 64 * 64;
+  // The head dimensions as the Hopper kernel holds them: whole 128-byte swizzle spans (64 16-bit
+  // or 128 8-bit columns; TMA fills the columns past D and Dv with zeros: they add nothing to
+  // Q K^T, and O's columns past Dv are not stored). S's k-steps stop at D; P V computes O's Dvp
+  // columns.
+  static constexpr int span = fp8 ? 128 : 64;
+  static constexpr int Dp = (D + span - 1) / span * span, Dvp = (Dv + 63) / 64 * 64;
   static constexpr int consumers = Consumers_::value, stages = Stages_::value;
   static constexpr bool turns = Consumers_::turns;
   static constexpr int threads = 128 * (consumers + 1);
@@ -59,18 +66,25 @@ struct Config {
   // of a block launched with `threads` threads). Consumers hold S (BKV / 2 floats), P (BKV / 4
   // words) and O (Dv / 2 floats) at once: 196 at 128 x 176 and head dim 128, where 240 measured
   // 1.5% faster than 232; 232 elsewhere (at head dim 256, 240 measured 7% slower).
-  static constexpr int consumer_registers = consumers == 3 ? 160 : BKV > 128 && Dvp <= 128 ? 240 : 232;
-  static constexpr int producer_registers = consumers == 3 ? 32 : consumer_registers == 240 ? 24 : 40;
+  // fp8: 56 / 224, the producer's threads transposing V.
+  static constexpr int consumer_registers = consumers == 3 ? 160 : fp8 ? 224 : BKV > 128 && Dvp <= 128 ? 240 : 232;
+  static constexpr int producer_registers = consumers == 3 ? 32 : fp8 ? 56 : consumer_registers == 240 ? 24 : 40;
 
   static_assert(std::is_same_v<Arch, arch::Sm90>, "attention::Config: the attention kernel runs on arch::Sm90 so far; use arch::Sm90");
-  static_assert(std::is_same_v<Element, bfloat16_t> || std::is_same_v<Element, half_t>,
-                "attention::Config: Q, K, V and O are bfloat16_t or half_t (float softmax and accumulation); use one of those");
+  static_assert(std::is_same_v<Element, bfloat16_t> || std::is_same_v<Element, half_t> || fp8,
+                "attention::Config: Q, K, V and O are bfloat16_t or half_t (float softmax and accumulation), or Q, K and V "
+                "float8_e4m3_t with O bfloat16_t; use one of those");
+  static_assert(!fp8 || (D % 16 == 0 && Dv % 128 == 0 && BKV % 128 == 0),
+                "attention::Config: fp8 attention takes head dimensions D a multiple of 16 and Dv of 128 (V^T's transposition works "
+                "on 128-byte rows) and blocks of 128 or 256 keys (P V's 32-key steps on 128-byte rows of V^T); use HeadDim<128> or "
+                "<256> and BlockTile<128, 128>");
   static_assert(D % 8 == 0 && Dv % 8 == 0 && D >= 8 && Dv >= 8 && D <= 256 && Dv <= 256,
                 "attention::Config: head dimensions are multiples of 8 (16-byte rows) from 8 to 256; use HeadDim<D, Dv> with such D and "
                 "Dv (pad others with zeros: the scores do not change)");
   static_assert(consumers >= 1 && consumers <= 3 && BQ == 64 * consumers,
                 "attention::Config: each consumer warpgroup owns 64 query rows; use BlockTile<64 * C, ...> with Consumers<C>, C = 1, 2 or 3");
   static_assert(!turns || consumers == 2, "attention::Config: turns are taken between two consumers; use Consumers<2, true> or no turns");
+  static_assert(!fp8 || consumers == 2, "attention::Config: fp8 attention runs on two consumers; use Consumers<2>");
   static_assert(consumers < 3 || BKV / 2 + BKV / 4 + Dvp / 2 <= 128,
                 "attention::Config: three consumers have 160 registers a thread, too few for S, P and O of this BlockTile and head "
                 "dimension; use BlockTile<192, 128> at head dimension 64, or two consumers");
@@ -80,7 +94,8 @@ struct Config {
 
   // Shared memory: Q, the K and V rings and their barriers (attention/sm90/storage.hpp).
   static constexpr int q_bytes = BQ * Dp * int(sizeof(Element));
-  static constexpr int k_bytes = BKV * Dp * int(sizeof(Element)), v_bytes = BKV * Dvp * int(sizeof(Element));
+  // (fp8: V as loaded, and V^T.)
+  static constexpr int k_bytes = BKV * Dp * int(sizeof(Element)), v_bytes = (fp8 ? 2 : 1) * BKV * Dvp * int(sizeof(Element));
   static constexpr int smem_bytes = q_bytes + stages * (k_bytes + v_bytes) + 1024;
   static_assert(smem_bytes <= 227 * 1024,
                 "attention::Config: Q and the K and V rings pass the 227 KB of shared memory a block has; use fewer Stages or a smaller "

@@ -3,8 +3,8 @@
 // 3, 113, 127..129, 1023 and sq != sk both ways, zero keys; GQA and MQA; BSHD and BHSD; head
 // dims 64, 128, 256, (192, 128) and multiples of 8 from 8 to 248; tiles of 128 x 176 and three
 // consumers, turns, fp16, both longest-first orders of causal tiles; variable lengths with empty
-// and length-1 sequences; every mask and score stage, chained and one of the test's own (rows that
-// see no key: O = 0, LSE = -inf); the refusals.
+// and length-1 sequences; fp8 with per-tensor scales; every mask and score stage, chained and one of
+// the test's own (rows that see no key: O = 0, LSE = -inf); the refusals.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -26,19 +26,30 @@ namespace {
 template <int D, int Dv = D, int BKV = 128, class Chain = NoMask, class C = Consumers<2>, class E = bfloat16_t>
 using Cfg90 = Config<arch::Sm90, E, HeadDim<D, Dv>, BlockTile<64 * C::value, BKV>, C, Stages<2>, Chain>;
 
+// A random normal tensor stored in E (as x / scale: fp8's per-tensor scale) and the values it
+// stands for (stored times scale), which the reference reads.
 template <class E>
-std::vector<E> random_tensor(std::size_t n, unsigned seed) {
+struct Tensor {
+  std::vector<E> stored;
+  std::vector<float> value;
+};
+template <class E>
+Tensor<E> random_tensor(std::size_t n, unsigned seed, float scale = 1.0f) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<E> v(n);
-  for (auto& x : v) x = E(normal(rng));
-  return v;
+  Tensor<E> t{std::vector<E>(n), std::vector<float>(n)};
+  for (std::size_t i = 0; i < n; ++i) {
+    t.stored[i] = E(normal(rng) / scale);
+    t.value[i] = float(t.stored[i]) * scale;
+  }
+  return t;
 }
 
 // Runs p (packed tensors) with the chain `dev` (its host twin `host` for the reference); returns the
 // worst |error| / tolerance over O and LSE: O within 2^-7 of (|o| + the sum of p |v|) -- P is
-// rounded to 16 bits on its way to the tensor cores -- and LSE within 2^-10 (1 + |lse|).
-// Variable lengths: p's cu_seqlens are device copies of cu_q and cu_k.
+// rounded to 16 bits on its way to the tensor cores; 2^-4 for fp8, whose P has 3 mantissa bits --
+// and LSE within 2^-10 (1 + |lse|). Variable lengths: p's cu_seqlens are device copies of cu_q and
+// cu_k. fp8: Q, K and V stored with the scales 1/2, 4 and 1/8 (Arguments::scale_q ...).
 template <class Cfg>
 double run_attention(Problem const& p, typename Cfg::Chain const& dev = {}, typename Cfg::Chain const& host = {},
                      std::vector<int> const& cu_q = {}, std::vector<int> const& cu_k = {}) {
@@ -47,11 +58,14 @@ double run_attention(Problem const& p, typename Cfg::Chain const& dev = {}, type
   std::size_t const nq = rows_q * p.heads * p.head_dim, nk = rows_k * p.heads_kv * p.head_dim;
   std::size_t const nv = rows_k * p.heads_kv * p.head_dim_v, no = rows_q * p.heads * p.head_dim_v;
   using E = typename Cfg::Element;
-  auto const q = random_tensor<E>(std::max<std::size_t>(nq, 1), 1), k = random_tensor<E>(std::max<std::size_t>(nk, 1), 2),
-             v = random_tensor<E>(std::max<std::size_t>(nv, 1), 3);
-  DeviceBuffer<E> dq(q), dk(k), dv(v), dout(std::max<std::size_t>(no, 1));
+  constexpr bool fp8 = Cfg::fp8;
+  float const sq = fp8 ? 0.5f : 1.0f, sk = fp8 ? 4.0f : 1.0f, sv = fp8 ? 0.125f : 1.0f;
+  auto const q = random_tensor<E>(std::max<std::size_t>(nq, 1), 1, sq), k = random_tensor<E>(std::max<std::size_t>(nk, 1), 2, sk),
+             v = random_tensor<E>(std::max<std::size_t>(nv, 1), 3, sv);
+  DeviceBuffer<E> dq(q.stored), dk(k.stored), dv(v.stored);
+  DeviceBuffer<typename Cfg::Output> dout(std::max<std::size_t>(no, 1));
   DeviceBuffer<float> dlse(std::max<std::size_t>(rows_q * p.heads, 1));
-  typename Attention<Cfg>::Arguments args{p, dq.get(), dk.get(), dv.get(), dout.get(), dlse.get(), dev};
+  typename Attention<Cfg>::Arguments args{p, dq.get(), dk.get(), dv.get(), dout.get(), dlse.get(), dev, sq, sk, sv};
   Status const s = Attention<Cfg>{}.run(args);
   INFO(s.message());
   REQUIRE(s.ok());
@@ -59,11 +73,11 @@ double run_attention(Problem const& p, typename Cfg::Chain const& dev = {}, type
   auto const got = dout.to_host();
   auto const lse = dlse.to_host();
   auto const l = test::attention_lengths(p, cu_q, cu_k);
-  auto const ref = test::attention_reference(p, l, q.data(), k.data(), v.data(), host, no);
+  auto const ref = test::attention_reference(p, l, q.value.data(), k.value.data(), v.value.data(), host, no);
   double worst = 0;
   int bad = 0;
   for (std::size_t i = 0; i < no; ++i) {
-    double const tol = std::ldexp(std::fabs(ref.o[i]) + ref.mag[i], -7) + 1e-6;
+    double const tol = std::ldexp(std::fabs(ref.o[i]) + ref.mag[i], fp8 ? -4 : -7) + 1e-6;
     double const e = std::fabs(double(got[i].to_float()) - ref.o[i]) / tol;
     if (!(e <= 1.0) && ++bad <= 5) UNSCOPED_INFO("O[" << i << "] = " << got[i].to_float() << ", want " << ref.o[i]);
     worst = std::max(worst, std::isnan(e) ? 1e30 : e);
@@ -196,6 +210,21 @@ TEST_CASE("attention sm90: variable lengths, empty and length-1 sequences", "[gp
   std::vector<int> many_q, many_k;
   for (int i = 0; i < 300; ++i) many_q.push_back(1 + i * 37 % 190), many_k.push_back(1 + i * 53 % 250);
   run_varlen<Cfg90<128, 128, 128, Causal>>(2, 2, many_q, many_k);
+}
+
+TEST_CASE("attention sm90: fp8 e4m3 with per-tensor scales", "[gpu][attention][sm90]") {
+  test::require_gpu();
+  using Causal = ScoreChain<attention::Causal<BottomRight>>;
+  using E8 = float8_e4m3_t;
+  // Few keys (a wrong order of V^T's keys would show against O's size) and many; causal rows see
+  // 1 to all keys; GQA; BHSD; head dim 256; no keys; variable lengths.
+  run_attention<Cfg90<128, 128, 128, NoMask, Consumers<2>, E8>>(dense(2, 2, 2, 100, 40, 128));
+  run_attention<Cfg90<128, 128, 128, NoMask, Consumers<2>, E8>>(dense(1, 4, 2, 300, 1100, 128, attention::Layout::kBHSD));
+  run_attention<Cfg90<128, 128, 128, Causal, Consumers<2>, E8>>(dense(1, 2, 1, 257, 257, 128));
+  run_attention<Cfg90<256, 256, 128, Causal, Consumers<2>, E8>>(dense(1, 2, 2, 200, 333, 256));
+  run_attention<Cfg90<64, 128, 128, NoMask, Consumers<2>, E8>>(dense(1, 2, 2, 129, 200, 64, attention::Layout::kBSHD, 128));
+  run_attention<Cfg90<128, 128, 128, NoMask, Consumers<2>, E8>>(dense(1, 2, 2, 64, 0, 128));
+  run_varlen<Cfg90<128, 128, 128, Causal, Consumers<2>, E8>>(2, 2, {1, 77, 300, 0}, {5, 77, 200, 3});
 }
 
 TEST_CASE("attention sm90: refusals name the fix and launch nothing", "[gpu][attention][sm90]") {

@@ -21,6 +21,7 @@
 #include "tessera/arch/sm90/wgmma.hpp"
 #include "tessera/attention/block_range.hpp"
 #include "tessera/attention/coord.hpp"
+#include "tessera/attention/fp8_layout.hpp"
 #include "tessera/attention/softmax.hpp"
 #include "tessera/attention/sm90/storage.hpp"
 #include "tessera/epilogue/convert.hpp"
@@ -46,9 +47,30 @@ struct Mainloop {
   using SAcc = tile::WgmmaAccum<float, BKV, 1>;
   using OAcc = tile::WgmmaAccum<float, Cfg::Dvp, 1>;  // (columns past Dv: zeros, not stored)
   using MmaS = arch::sm90::Wgmma<BKV, E, E, float, arch::sm90::Major::K, arch::sm90::Major::K>;
-  using MmaO = arch::sm90::Wgmma<Cfg::Dvp, E, E, float, arch::sm90::Major::K, arch::sm90::Major::MN>;
+  using MmaO = arch::sm90::Wgmma<Cfg::Dvp, E, E, float, arch::sm90::Major::K, Cfg::fp8 ? arch::sm90::Major::K : arch::sm90::Major::MN>;
+  static constexpr int s_steps = (D + MmaS::K - 1) / MmaS::K, pv_steps = BKV / MmaO::K;
   using Softmax = OnlineSoftmax<SAcc::rows_per_thread>;
-  using PFrag = decltype(tile::to_a_operand<E>(SAcc{}));
+  // P as P V's A operand: 16-bit pairs (tile::to_a_operand), or fp8 quads (attention/fp8_layout.hpp).
+  struct Fp8Frag {
+    std::uint32_t regs[1][pv_steps][4];
+  };
+  using PFrag = std::conditional_t<Cfg::fp8, Fp8Frag, decltype(tile::to_a_operand<std::conditional_t<Cfg::fp8, bfloat16_t, E>>(SAcc{}))>;
+  TESSERA_DEVICE static PFrag to_p(SAcc const& sacc) {
+    if constexpr (Cfg::fp8) {
+      Fp8Frag p;
+      TESSERA_UNROLL
+      for (int ks = 0; ks < pv_steps; ++ks) {
+        TESSERA_UNROLL
+        for (int r = 0; r < 4; ++r) {
+          auto const v = [&](int i) { return sacc.regs[0][fp8::p_value(ks, r, i)]; };
+          p.regs[0][ks][r] = pack_e4m3(v(0), v(1)) | pack_e4m3(v(2), v(3)) << 16;
+        }
+      }
+      return p;
+    } else {
+      return tile::to_a_operand<E>(sacc);
+    }
+  }
   // A chain that changes scores sees them in natural units (scale applied first); a chain of masks
   // sees them unscaled and the scale stays folded into the softmax's exponent.
   static constexpr bool natural = Chain::modifies;
@@ -77,7 +99,7 @@ struct Mainloop {
     auto const issue_s = [&](SAcc& acc, int stage) {
       arch::sm90::wgmma_fence();
       TESSERA_UNROLL
-      for (int ks = 0; ks < (D + 15) / 16; ++ks) {
+      for (int ks = 0; ks < s_steps; ++ks) {
         if (ks == 0) MmaS::ss_first(acc.regs[0], s.q_desc(row0, ks), s.k_desc(stage, ks));
         else MmaS::ss(acc.regs[0], s.q_desc(row0, ks), s.k_desc(stage, ks), true);
       }
@@ -86,7 +108,7 @@ struct Mainloop {
     auto const issue_pv = [&](PFrag const& p, int stage, bool accumulate) {
       arch::sm90::wgmma_fence();
       TESSERA_UNROLL
-      for (int ks = 0; ks < BKV / 16; ++ks) MmaO::rs(o.regs[0], p.regs[0][ks], s.v_desc(stage, ks), accumulate || ks > 0);
+      for (int ks = 0; ks < pv_steps; ++ks) MmaO::rs(o.regs[0], p.regs[0][ks], s.v_desc(stage, ks), accumulate || ks > 0);
       arch::sm90::wgmma_commit_group();
     };
     auto const release_k = [&](int at, bool last) {
@@ -106,7 +128,7 @@ struct Mainloop {
     release_k(pos, r.size() == 1);
     scores(chain, scale, t, rows, r.first, sacc, thread);
     (void)sm.step(sacc);
-    PFrag p = tile::to_a_operand<E>(sacc);
+    PFrag p = to_p(sacc);
     // Each later block n: S_n and P_{n-1} V_{n-1} issued together, S_n's softmax under P V.
     for (int n = r.first + 1; n < r.last; ++n) {
       int const prev = pos++;
@@ -126,7 +148,7 @@ struct Mainloop {
       fence_operands(p);
       if (thread == 0) vp.consumer_release(prev);
       tile::transform_rows(o, [&](float x, int i) { return x * factor[i]; });
-      p = tile::to_a_operand<E>(sacc);
+      p = to_p(sacc);
     }
     // The last block's P V.
     vp.consumer_wait(pos);
@@ -142,8 +164,10 @@ struct Mainloop {
 
   // O / l to `out` (rows past q_len dropped) and the LSE, for the consumer's rows of tile t. An
   // empty tile (no key to see: o and sm untouched) stores O = 0 and LSE = -inf.
+  // (v_scale: fp8 V's scale, 1 otherwise.)
   template <class Store>
-  TESSERA_DEVICE static void finish(OAcc& o, Softmax const& sm, bool empty, TileInfo const& t, int c, int thread, Store&& store) {
+  TESSERA_DEVICE static void finish(OAcc& o, Softmax const& sm, bool empty, TileInfo const& t, int c, int thread, Store&& store,
+                                    float v_scale = 1.0f) {
     if (empty) {
       TESSERA_UNROLL
       for (int v = 0; v < OAcc::values; ++v) o.regs[0][v] = 0.0f;
@@ -152,10 +176,10 @@ struct Mainloop {
     TESSERA_UNROLL
     for (int v = 0; v < OAcc::values; v += 2) {
       int const i = OAcc::local_row_of(v);
-      float const lo = o.regs[0][v] * fin.inverse[i], hi = o.regs[0][v + 1] * fin.inverse[i];
+      float const lo = o.regs[0][v] * (fin.inverse[i] * v_scale), hi = o.regs[0][v + 1] * (fin.inverse[i] * v_scale);
       int const q = t.q0 + 64 * c + OAcc::row(thread, v);
       int const col = OAcc::col(thread, v);
-      if (q < t.q_len && (Cfg::Dvp == Dv || col < Dv)) store(q, col, epilogue::convert_output_packed<E>(lo, hi));
+      if (q < t.q_len && (Cfg::Dvp == Dv || col < Dv)) store(q, col, epilogue::convert_output_packed<typename Cfg::Output>(lo, hi));
     }
     if (thread % 4 == 0) {
       TESSERA_UNROLL
@@ -170,7 +194,18 @@ struct Mainloop {
   // P's registers stay P's until the P V wgmma that reads them is waited for.
   TESSERA_DEVICE static void fence_operands(PFrag& p) {
     TESSERA_UNROLL
-    for (int ks = 0; ks < BKV / 16; ++ks) arch::sm90::wgmma_fence_operands(p.regs[0][ks]);
+    for (int ks = 0; ks < pv_steps; ++ks) arch::sm90::wgmma_fence_operands(p.regs[0][ks]);
+  }
+
+  // Two floats as e4m3 (round to nearest, saturating), a in the low byte.
+  TESSERA_DEVICE static std::uint32_t pack_e4m3(float a, float b) {
+#if TESSERA_DEVICE_PASS && defined(TESSERA_CUDA)
+    std::uint16_t h;
+    asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(h) : "f"(b), "f"(a));
+    return h;
+#else
+    return std::uint32_t(float8_e4m3_t(a).bits()) | std::uint32_t(float8_e4m3_t(b).bits()) << 8;
+#endif
   }
 
   // The chain on block n's scores where it may mask or change them; keys past k_len masked.

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bench_util.hpp"
@@ -325,6 +326,50 @@ void BM_tessera_stage(benchmark::State& state) {
     default: return run_ours<Ours<bfloat16_t, 128, 176, Linear>>(state, p, Linear{{slopes}});
   }
 }
+// {hd, seqlen, causal}: our kernel in fp8 e4m3 (O in bf16, unit scales), the attn_bf16 grid's
+// shapes at hd 128 and 256; the peers have no fp8 path here, so the row stands beside
+// attn_bf16/tessera's.
+void BM_tessera_fp8(benchmark::State& state) {
+  namespace at = tessera::attention;
+  Problem p = mha<Dtype::kBf16, QkvLayout::kBSHD, false>(state);
+  using E8 = float8_e4m3_t;
+  std::size_t const n = std::size_t(p.b) * p.sq * p.h * p.d;
+  struct Buffers8 {
+    E8 *q = nullptr, *k = nullptr, *v = nullptr;
+    bfloat16_t* o = nullptr;
+    std::size_t n = 0;
+  };
+  static Buffers8 t;
+  if (t.n != n) {
+    for (void* d : {static_cast<void*>(t.q), static_cast<void*>(t.k), static_cast<void*>(t.v), static_cast<void*>(t.o)}) cudaFree(d);
+    TESSERA_BENCH_CUDA(cudaMalloc(&t.q, n));
+    TESSERA_BENCH_CUDA(cudaMalloc(&t.k, n));
+    TESSERA_BENCH_CUDA(cudaMalloc(&t.v, n));
+    TESSERA_BENCH_CUDA(cudaMalloc(&t.o, n * 2));
+    bench::fill_random(t.q, n, 1), bench::fill_random(t.k, n, 2), bench::fill_random(t.v, n, 3);
+    t.n = n;
+  }
+  auto const run = [&]<class Cfg>(Cfg*) {
+    typename at::Attention<Cfg>::Arguments args{at::Problem::dense(p.b, p.h, p.hk, p.sq, p.sk, p.d, at::Layout::kBSHD), t.q, t.k, t.v, t.o};
+    if (Status const s = at::Attention<Cfg>::can_implement(args); !s) return state.SkipWithError(s.message().c_str());
+    TESSERA_BENCH_CUDA(cudaMemset(t.o, 0xFF, n * 2));
+    (void)at::Attention<Cfg>{}.run(args);
+    TESSERA_BENCH_CUDA(cudaDeviceSynchronize());
+    Fingerprint const fp = fingerprint(p, t.o);
+    run_timed_queued(state, [&] { (void)at::Attention<Cfg>{}.run(args); });
+    counters(state, p, fp);
+  };
+  using Causal = at::ScoreChain<at::Causal<at::TopLeft>>;
+  auto const pick = [&]<int D>(std::integral_constant<int, D>) {
+    using Plain = at::Config<arch::Sm90, E8, at::HeadDim<D>, at::BlockTile<128, 128>, at::Consumers<2>, at::Stages<2>>;
+    using Masked = at::Config<arch::Sm90, E8, at::HeadDim<D>, at::BlockTile<128, 128>, at::Consumers<2>, at::Stages<2>, Causal>;
+    if (p.causal) run(static_cast<Masked*>(nullptr));
+    else run(static_cast<Plain*>(nullptr));
+  };
+  if (p.d == 256) pick(std::integral_constant<int, 256>{});
+  else pick(std::integral_constant<int, 128>{});
+}
+
 void stage_grid(benchmark::internal::Benchmark* b) {
   b->ArgNames({"seqlen", "stage"});
   for (long stage : {0, 1, 2})
@@ -359,6 +404,7 @@ BENCHMARK(BM_peer<Peer::kCudnn, mha<Dtype::kBf16, QkvLayout::kBSHD, false>>)->Na
 BENCHMARK(BM_peer<Peer::kFlash2, mha<Dtype::kBf16, QkvLayout::kBSHD, false>>)->Name("attn_bf16/flash2")->Apply(all_dims);
 BENCHMARK(BM_peer<Peer::kCudnn, gqa>)->Name("attn_bf16_gqa32x8/cudnn")->Apply(gqa_grid);
 BENCHMARK(BM_peer<Peer::kFlash2, gqa>)->Name("attn_bf16_gqa32x8/flash2")->Apply(gqa_grid);
+BENCHMARK(BM_tessera_fp8)->Name("attn_fp8/tessera")->Apply([](benchmark::internal::Benchmark* b) { grid(b, {128, 256}); });
 BENCHMARK(BM_tessera_stage)->Name("attn_bf16_stage/tessera")->Apply(stage_grid);
 BENCHMARK(BM_tessera<varlen>)->Name("attn_bf16_varlen/tessera")->Apply(varlen_grid);
 BENCHMARK(BM_peer<Peer::kCudnn, varlen>)->Name("attn_bf16_varlen/cudnn")->Apply(varlen_grid);

@@ -97,6 +97,8 @@ struct Config {
   // (fp8: V as loaded, and V^T.)
   static constexpr int k_bytes = BKV * Dp * int(sizeof(Element)), v_bytes = (fp8 ? 2 : 1) * BKV * Dvp * int(sizeof(Element));
   static constexpr int smem_bytes = q_bytes + stages * (k_bytes + v_bytes) + 1024;
+  // Q's stages: two where they fit (the next tile's Q loads during this tile), else one.
+  static constexpr int q_stages = smem_bytes + q_bytes <= 227 * 1024 ? 2 : 1;
   static_assert(smem_bytes <= 227 * 1024,
                 "attention::Config: Q and the K and V rings pass the 227 KB of shared memory a block has; use fewer Stages or a smaller "
                 "BlockTile");

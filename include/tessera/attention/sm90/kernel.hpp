@@ -69,8 +69,10 @@ struct Kernel {
       kp.init(Consumers);
       vp.init(Consumers);
       if constexpr (Cfg::fp8) typename S::Pipe(s.v.raw_barriers).init(1);  // freed by the producer
-      arch::mbarrier_init(arch::smem_address(&s.q_full), 1);
-      arch::mbarrier_init(arch::smem_address(&s.q_empty), Consumers);
+      for (int i = 0; i < S::QStages; ++i) {
+        arch::mbarrier_init(arch::smem_address(&s.q_full[i]), 1);
+        arch::mbarrier_init(arch::smem_address(&s.q_empty[i]), Consumers);
+      }
       if constexpr (Cfg::turns) pipeline::Turns(s.turns).init(4);
       arch::fence_mbarrier_init();
     }
@@ -83,9 +85,9 @@ struct Kernel {
   TESSERA_DEVICE static void produce(Params<Cfg> const& p, S& s, int tid) {
     if (!Cfg::fp8 && tid != 0) return;
     typename S::Pipe const kp(s.k_barriers), vp(s.v_barriers);
-    std::uint32_t const q_full = arch::smem_address(&s.q_full), q_empty = arch::smem_address(&s.q_empty);
-    // Q's phases count the tiles that have keys (iq): a tile without any loads nothing, and its
-    // consumers wait for nothing (its O is 0).
+    // Q's stages and phases count the tiles that have keys (iq): a tile without any loads nothing,
+    // and its consumers wait for nothing (its O is 0). With two Q stages (Config::q_stages), the
+    // next tile's Q loads while this one runs.
     int pos = 0, iq = 0;
     TileOrder const order = p.order();
     TileOrder::Cursor at;
@@ -94,9 +96,11 @@ struct Kernel {
       BlockRange const r = range(p, t);
       if (r.size() == 0) continue;
       if (tid == 0) {
-        if (iq > 0) arch::mbarrier_wait(q_empty, std::uint32_t((iq - 1) & 1));  // the last tile's Q is read
+        int const qs = iq % S::QStages;
+        std::uint32_t const q_full = arch::smem_address(&s.q_full[qs]);
+        if (iq >= S::QStages) arch::mbarrier_wait(arch::smem_address(&s.q_empty[qs]), std::uint32_t((iq / S::QStages - 1) & 1));
         arch::mbarrier_arrive_expect_tx(q_full, S::q_bytes);
-        Loader<Cfg>::load_q(s, p.load, q_full, t.mb, t.h, t.q_start + t.q0);
+        Loader<Cfg>::load_q(s, p.load, qs, q_full, t.mb, t.h, t.q_start + t.q0);
       }
       ++iq;
       auto const load_k = [&](int n, int i) {
@@ -140,8 +144,9 @@ struct Kernel {
       typename Main::OAcc o;
       typename Main::Softmax sm(scale_log2, Cfg::fp8 ? 8.0f : 0.0f);
       if (r.size() > 0) {
-        arch::mbarrier_wait(arch::smem_address(&s.q_full), std::uint32_t(iq++ & 1));
-        Main::run(s, p.chain, p.scale, t, r, pos, c, thread, o, sm, turn);
+        int const qs = iq % S::QStages;
+        arch::mbarrier_wait(arch::smem_address(&s.q_full[qs]), std::uint32_t((iq++ / S::QStages) & 1));
+        Main::run(s, p.chain, p.scale, t, r, qs, pos, c, thread, o, sm, turn);
       }
       struct Store {
         Params<Cfg> const& p;

@@ -5,7 +5,7 @@
 // or never stored by the kernel either way.
 //
 //   Loader<Cfg>::make(problem, q, k, v, params);          // host: the maps, or what is wrong
-//   Loader<Cfg>::load_q(s, params, full, b, h, q0);        // device, one thread
+//   Loader<Cfg>::load_q(s, params, qs, full, b, h, q0);    // device, one thread: Q stage qs
 // tessera-header: cuda-only
 #pragma once
 
@@ -54,9 +54,9 @@ struct Loader {
   }
 
   // Queries q0 .. q0 + BQ - 1 of head h, batch entry b.
-  TESSERA_DEVICE static void load_q(S& s, Params const& p, std::uint32_t full, int b, int h, int q0) {
+  TESSERA_DEVICE static void load_q(S& s, Params const& p, int qs, std::uint32_t full, int b, int h, int q0) {
     TESSERA_UNROLL
-    for (int j = 0; j < Cfg::Dp / Cfg::span; ++j) arch::sm90::tma_load_4d(arch::smem_address(&s.q[j][0]), &p.q, Cfg::span * j, q0, h, b, full);
+    for (int j = 0; j < Cfg::Dp / Cfg::span; ++j) arch::sm90::tma_load_4d(arch::smem_address(&s.q[qs][j][0]), &p.q, Cfg::span * j, q0, h, b, full);
   }
   // Keys k0 .. k0 + BKV - 1 of K/V head hk into ring stage `stage`.
   TESSERA_DEVICE static void load_k(S& s, Params const& p, int stage, std::uint32_t full, int b, int hk, int k0) {

@@ -88,10 +88,10 @@ struct Mainloop {
     }
   };
 
-  // Blocks [r.first, r.last) (at least one) of tile t at ring positions pos, pos + 1, ... into o
-  // and sm; Q's last read arrives on q_empty (after the last S wgmma, which every warp of the
+  // Blocks [r.first, r.last) (at least one) of tile t (its Q in stage qs) at ring positions pos,
+  // pos + 1, ... into o and sm; Q's last read arrives on q_empty[qs] (after the last S wgmma, which every warp of the
   // consumer issues: no warp can still be waiting for this tile's Q then).
-  TESSERA_DEVICE static void run(S& s, Chain const& chain, float scale, TileInfo const& t, BlockRange r, int& pos, int c, int thread,
+  TESSERA_DEVICE static void run(S& s, Chain const& chain, float scale, TileInfo const& t, BlockRange r, int qs, int& pos, int c, int thread,
                                  OAcc& o, Softmax& sm, Turn& turn) {
     typename S::Pipe const kp(s.k_barriers), vp(s.v_barriers);
     int const row0 = 64 * c;
@@ -100,8 +100,8 @@ struct Mainloop {
       arch::sm90::wgmma_fence();
       TESSERA_UNROLL
       for (int ks = 0; ks < s_steps; ++ks) {
-        if (ks == 0) MmaS::ss_first(acc.regs[0], s.q_desc(row0, ks), s.k_desc(stage, ks));
-        else MmaS::ss(acc.regs[0], s.q_desc(row0, ks), s.k_desc(stage, ks), true);
+        if (ks == 0) MmaS::ss_first(acc.regs[0], s.q_desc(qs, row0, ks), s.k_desc(stage, ks));
+        else MmaS::ss(acc.regs[0], s.q_desc(qs, row0, ks), s.k_desc(stage, ks), true);
       }
       arch::sm90::wgmma_commit_group();
     };
@@ -114,7 +114,7 @@ struct Mainloop {
     auto const release_k = [&](int at, bool last) {
       if (thread == 0) {
         kp.consumer_release(at);
-        if (last) arch::mbarrier_arrive(arch::smem_address(&s.q_empty));
+        if (last) arch::mbarrier_arrive(arch::smem_address(&s.q_empty[qs]));
       }
     };
     // The first block: S alone.

@@ -7,7 +7,7 @@
 // it is stored (raw: 128-column spans by BKV keys) and the producer writes V^T (K-major: Dv rows
 // of 128 k-slots, attention/fp8_layout.hpp's order) for the consumers.
 //
-//   wgmma descriptors: q_desc(row0, ks) (rows row0 .. row0 + 63, k-step ks of the head dim),
+//   wgmma descriptors: q_desc(qs, row0, ks) (Q stage qs: rows row0 .. row0 + 63, k-step ks of the head dim),
 //   k_desc(stage, ks) (all BKV keys), v_desc(stage, ks) (k-step ks of the keys, all of V's columns)
 // tessera-header: cuda-only
 #pragma once
@@ -43,19 +43,20 @@ struct Storage {
     std::uint64_t raw_barriers[Pipe::barrier_bytes / 8];  // raw V landed; transposed (the producer's)
   };
 
-  alignas(1024) E q[D / Span][q_block];
+  static constexpr int QStages = Cfg::q_stages;
+  alignas(1024) E q[QStages][D / Span][q_block];
   alignas(1024) E k[Stages][D / Span][k_block];
   std::conditional_t<Cfg::fp8, V8, V16> v;
   std::uint64_t k_barriers[Pipe::barrier_bytes / 8], v_barriers[Pipe::barrier_bytes / 8];  // (fp8: of V^T)
-  std::uint64_t q_full, q_empty;  // Q landed; every consumer's last read of it done
+  std::uint64_t q_full[QStages], q_empty[QStages];  // Q landed; every consumer's last read of it done
   std::uint64_t turns[pipeline::Turns::barrier_bytes / 8];  // the consumers' turns (attention/sm90/mainloop.hpp)
 
   static constexpr int q_bytes = D / Span * q_block * int(sizeof(E)), k_bytes = D / Span * k_block * int(sizeof(E)),
                        v_bytes = BKV * Dv * int(sizeof(E));  // (fp8: of raw V)
 
   // k-step ks (32 bytes of the head dim: 16 16-bit or 32 8-bit columns) of Q's rows row0 .. row0 + 63.
-  TESSERA_DEVICE std::uint64_t q_desc(int row0, int ks) const {
-    std::uint32_t const base = arch::smem_address(&q[ks / 4][0]) + std::uint32_t(row0 * 128);
+  TESSERA_DEVICE std::uint64_t q_desc(int qs, int row0, int ks) const {
+    std::uint32_t const base = arch::smem_address(&q[qs][ks / 4][0]) + std::uint32_t(row0 * 128);
     return tile::k_major_descriptor<QBlock>(base).advanced(std::uint32_t((ks % 4) * 32)).bits;
   }
   TESSERA_DEVICE std::uint64_t k_desc(int stage, int ks) const {

@@ -358,6 +358,22 @@ struct Optional {
   {
     return enabled ? float(stage(x, c, v)) : x;
   }
+
+  // The stage's source matrix; a disabled stage's is null (none read), and passes x through.
+  using Source = typename detail::OwnSource<S>::type;
+  static constexpr int source_matrices = source_matrices_of<S>;
+  TESSERA_HD auto source() const
+    requires(source_matrices > 0)
+  {
+    auto r = stage.source();
+    if (!enabled) r.ptr = nullptr;
+    return r;
+  }
+  TESSERA_HD float operator()(float x, Coord const& c, SourceValue v) const
+    requires(source_matrices > 0)
+  {
+    return enabled ? float(stage(x, c, v)) : x;
+  }
 };
 
 }  // namespace tessera::epilogue

@@ -4,7 +4,7 @@
 // swap_ab, a source whose rows are not 16-byte aligned and beta = 0 read it element by element.
 // Checked against the host reference with the per-column bias staged or not, many tiles per block
 // (the buffers reused tile after tile), split-K, batches, column-major D (no TMA store), ping-pong
-// (two row halves a consumer) and a cluster.
+// (two row halves a consumer), a cluster, and an Optional residual enabled and disabled.
 #include "sm90_check.hpp"
 
 using namespace tessera;
@@ -68,6 +68,25 @@ void check_block() {
   }
 }
 
+// An Optional residual (staged when enabled; when disabled, its null source is not read).
+template <class E>
+using OptionalBlock = ep::Chain<ep::Optional<ep::ResidualAdd<E>>, ep::Relu>;
+template <class Cfg>
+void check_optional(bool enabled) {
+  using E = typename Cfg::ElementD;
+  STATIC_REQUIRE(sourced<Cfg>);
+  for (auto const& sc : source_cases()) {
+    auto const& cs = sc.gemm;
+    std::int64_t const ld = cs.n + sc.pad, entry = std::int64_t(cs.m) * ld;
+    auto const residual = random_values<E>(std::size_t(entry * cs.batch), 6);
+    tessera::test::DeviceBuffer<E> d_residual(residual);
+    OptionalBlock<E> const dev{{{ep::MatrixRef<E>::row_major(d_residual.get(), ld, entry)}, enabled}, {}};
+    OptionalBlock<E> const host{{{ep::MatrixRef<E>::row_major(residual.data(), ld, entry)}, enabled}, {}};
+    INFO("source pad " << sc.pad << ", enabled " << enabled);
+    tessera::test::GemmCheck<Cfg>::run(cs, dev, host, 17);
+  }
+}
+
 template <class Cfg>
 void check_beta(float beta) {
   using E = typename Cfg::ElementD;
@@ -88,7 +107,7 @@ TEST_CASE("sm90 GEMM stages a 16-bit source matrix of a 16-bit D only", "[gemm][
   STATIC_REQUIRE(sourced<Sm90Cfg<bfloat16_t, 128, 256, 2, 4, Block<bfloat16_t>>>);
   STATIC_REQUIRE(sourced<Sm90Cfg<half_t, 128, 128, 2, 4, Beta<half_t>>>);
   STATIC_REQUIRE(!sourced<Sm90Cfg<bfloat16_t, 128, 128, 2, 4, ep::Chain<ep::ResidualAdd<float>>>>);  // a float source
-  STATIC_REQUIRE(!sourced<Sm90Cfg<bfloat16_t, 128, 128, 2, 4, ep::Chain<ep::Optional<ep::ResidualAdd<bfloat16_t>>>>>);
+  STATIC_REQUIRE(sourced<Sm90Cfg<bfloat16_t, 128, 128, 2, 4, ep::Chain<ep::Optional<ep::ResidualAdd<bfloat16_t>>>>>);
   STATIC_REQUIRE(!sourced<Sm90Cfg<bfloat16_t, 128, 128, 2, 4>>);  // AllStages: float, optional
 }
 
@@ -96,6 +115,11 @@ TEST_CASE("sm90 GEMM bias + residual + ReLU with the residual staged", "[gpu][ge
   check_block<Sm90Cfg<bfloat16_t, 128, 256, 2, 4, Block<bfloat16_t>>>();  // bias staged too
   check_block<PingPongCfg<half_t, 128, 128, 4, Block<half_t>>>();         // two row halves a consumer
   check_block<ClusterCfg<bfloat16_t, 128, 128, 4, 2, 1, Block<bfloat16_t>>>();
+}
+
+TEST_CASE("sm90 GEMM an Optional residual: staged when enabled, not read when disabled", "[gpu][gemm][sm90][source]") {
+  check_optional<Sm90Cfg<bfloat16_t, 128, 256, 2, 4, OptionalBlock<bfloat16_t>>>(true);
+  check_optional<Sm90Cfg<bfloat16_t, 128, 256, 2, 4, OptionalBlock<bfloat16_t>>>(false);
 }
 
 TEST_CASE("sm90 GEMM alpha acc + beta C with C staged, and beta = 0 (C not read)", "[gpu][gemm][sm90][source]") {

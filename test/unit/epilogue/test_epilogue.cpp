@@ -194,4 +194,14 @@ TEST_CASE("epilogue source matrices: stages declare theirs; a chain of two reads
   CHECK(one(-100.0f, at, SourceValue{30.0f}) == 0.0f);                                       // ReLU
   LinearCombination<float> const beta0{2.0f, 0.0f, MatrixRef<float>::row_major(c.data(), 2)};
   CHECK(beta0.source().ptr == nullptr);  // beta = 0: C is not read, so not staged
+  // An Optional residual forwards its source matrix: null while disabled, and x passes through.
+  using Opt = Chain<Optional<ResidualAdd<float>>, Relu>;
+  STATIC_REQUIRE(Opt::source_matrices == 1);
+  STATIC_REQUIRE(std::is_same_v<Opt::Source, float>);
+  Opt on{{{MatrixRef<float>::row_major(r.data(), 2)}, true}, {}}, off{{{MatrixRef<float>::row_major(r.data(), 2)}, false}, {}};
+  CHECK(on.source().ptr == r.data());
+  CHECK(off.source().ptr == nullptr);
+  CHECK(on(1.0f, at, SourceValue{30.0f}) == on(1.0f, at));
+  CHECK(on(1.0f, at, SourceValue{30.0f}) == 31.0f);
+  CHECK(off(1.0f, at, SourceValue{30.0f}) == 1.0f);
 }

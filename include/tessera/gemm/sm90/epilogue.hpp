@@ -19,6 +19,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <string>
 #include <type_traits>
 
@@ -156,11 +157,16 @@ struct Epilogue {
       if (row_base + Rows > p.store.m || col_base + BN > p.store.n) return;  // edge tiles read their elements themselves
       char const* const at = source_at(p, row_base, col_base, batch);
       if (at == nullptr) return;
-      constexpr int lines = (BN * 2 + 127) / 128;  // a row's
+      // A row's BN x 2 bytes start 16-byte aligned, so they touch up to one line more than
+      // BN x 2 / 128: each row's lines from its first byte's, those that hold any of its bytes.
+      constexpr int lines = (BN * 2 + 127) / 128 + 1;
       std::int64_t const row_bytes = p.chain.source().row_stride * 2;
       TESSERA_UNROLL
-      for (int i = thread; i < Rows * lines; i += 128)
-        asm volatile("prefetch.global.L2 [%0];\n" ::"l"(at + (i / lines) * row_bytes + (i % lines) * 128));
+      for (int i = thread; i < Rows * lines; i += 128) {
+        char const* const row = at + (i / lines) * row_bytes;
+        char const* const line = reinterpret_cast<char const*>(reinterpret_cast<std::uintptr_t>(row) & ~std::uintptr_t(127)) + (i % lines) * 128;
+        if (line < row + BN * 2) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(line));
+      }
     }
   }
 

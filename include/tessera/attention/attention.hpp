@@ -91,14 +91,14 @@ class Attention {
       return fail("this binary holds no sm_90a code of the attention kernel; build with CMAKE_CUDA_ARCHITECTURES=90a");
     }
     typename sm90::Loader<Cfg>::Params probe{};
-    return sm90::Loader<Cfg>::make(p, a.q, a.k, a.v, probe);
+    return sm90::Loader<Cfg>::make(p, a.q, a.k, a.v, a.o, probe);
   }
 
   Status run(Arguments const& a, void* = nullptr, cudaStream_t stream = nullptr) const {
     TESSERA_RETURN_IF_ERROR(can_implement(a));
     Problem const& p = a.problem;
     sm90::Params<Cfg> params{};
-    TESSERA_RETURN_IF_ERROR(sm90::Loader<Cfg>::make(p, a.q, a.k, a.v, params.load));
+    TESSERA_RETURN_IF_ERROR(sm90::Loader<Cfg>::make(p, a.q, a.k, a.v, a.o, params.load));
     params.chain = a.chain;
     params.batch = p.batch, params.heads = p.heads, params.group = p.group();
     params.q_len = p.seqlen_q, params.k_len = p.seqlen_k;

@@ -143,8 +143,9 @@ struct Kernel {
       BlockRange const r = range(p, t);
       typename Main::OAcc o;
       typename Main::Softmax sm(scale_log2, Cfg::fp8 ? 8.0f : 0.0f);
+      int qs = 0;  // the tile's Q stage
       if (r.size() > 0) {
-        int const qs = iq % S::QStages;
+        qs = iq % S::QStages;
         arch::mbarrier_wait(arch::smem_address(&s.q_full[qs]), std::uint32_t((iq++ / S::QStages) & 1));
         Main::run(s, p.chain, p.scale, t, r, qs, pos, c, thread, o, sm, turn);
       }
@@ -154,13 +155,19 @@ struct Kernel {
         TESSERA_DEVICE void operator()(int q, int col, std::uint32_t pair) const {
           *reinterpret_cast<std::uint32_t*>(p.o + p.o_strides.offset(t.mb, t.q_start + q, t.h) + col) = pair;
         }
+        // Whether a TMA box of the 64 rows from row0 holds only this tile's rows (variable
+        // lengths: the next sequence's follow; fixed: the map's extent clips).
+        TESSERA_DEVICE bool staged(int row0) const { return p.cu_q == nullptr || t.q0 + row0 + 64 <= t.q_len; }
+        TESSERA_DEVICE void tma(int j, int row0, std::uint32_t smem) const {
+          arch::sm90::tma_store_4d(&p.load.o, 64 * j, t.q_start + t.q0 + row0, t.h, t.mb, smem);
+        }
         TESSERA_DEVICE void lse(int q, float value) const {  // Problem::lse_offset
           if (p.lse == nullptr) return;
           if (p.cu_q != nullptr) p.lse[t.h * p.total_q + t.q_start + q] = value;
           else p.lse[(std::int64_t(t.b) * p.heads + t.h) * t.q_len + q] = value;
         }
       };
-      Main::finish(o, sm, r.size() == 0, t, c, thread, Store{p, t}, p.v_scale);
+      Main::finish(s, qs, o, sm, r.size() == 0, t, c, thread, Store{p, t}, p.v_scale);
     }
   }
 };

@@ -15,6 +15,7 @@
 #include "tessera/arch/sm90/tensor_map.hpp"
 #include "tessera/arch/sm90/tma.hpp"
 #include "tessera/attention/problem.hpp"
+#include "tessera/attention/sm90/mainloop.hpp"
 #include "tessera/attention/sm90/storage.hpp"
 #include "tessera/core/status.hpp"
 
@@ -27,23 +28,26 @@ struct Loader {
   static constexpr int D = Cfg::D, Dv = Cfg::Dv, BQ = Cfg::BQ, BKV = Cfg::BKV;
 
   struct Params {
-    arch::sm90::TmaDescriptor q, k, v;
+    arch::sm90::TmaDescriptor q, k, v, o;  // (o: where Mainloop::staged_o, the store's)
   };
 
-  static Status make(Problem const& p, E const* q, E const* k, E const* v, Params& out) {
+  static Status make(Problem const& p, E const* q, E const* k, E const* v, typename Cfg::Output* o, Params& out) {
     // Variable lengths: one batch entry of all the packed tokens.
     int const batch = p.variable() ? 1 : p.batch;
-    auto const map = [&](arch::sm90::TmaDescriptor& m, E const* base, Strides const& st, int dim, std::int64_t seqlen, int heads, int rows) {
+    auto const map = [&]<class T>(arch::sm90::TmaDescriptor& m, T const* base, Strides const& st, int dim, std::int64_t seqlen, int heads,
+                                  int rows) {
       std::uint64_t const extent[4] = {std::uint64_t(dim), std::uint64_t(seqlen > 0 ? seqlen : 1), std::uint64_t(heads),
                                        std::uint64_t(batch)};
       // (A batch of one entry leaves its stride unused; it must still be a valid one.)
-      std::uint64_t const stride[3] = {std::uint64_t(st.seq), std::uint64_t(st.head), std::uint64_t(batch > 1 ? st.batch : 16 / std::int64_t(sizeof(E)))};
-      std::uint32_t const box[4] = {std::uint32_t(Cfg::fp8 ? 128 : 64), std::uint32_t(rows), 1, 1};
+      std::uint64_t const stride[3] = {std::uint64_t(st.seq), std::uint64_t(st.head),
+                                       std::uint64_t(batch > 1 ? st.batch : 16 / std::int64_t(sizeof(T)))};
+      std::uint32_t const box[4] = {std::uint32_t(128 / sizeof(T)), std::uint32_t(rows), 1, 1};
       return arch::sm90::make_tensor_map_4d(m, base, extent, stride, box, arch::sm90::TmaSwizzle::k128B);
     };
     std::int64_t const q_rows = p.variable() ? p.total_q : p.seqlen_q, k_rows = p.variable() ? p.total_k : p.seqlen_k;
     TESSERA_RETURN_IF_ERROR(map(out.q, q, p.q, D, q_rows, p.heads, BQ));
     TESSERA_RETURN_IF_ERROR(map(out.k, k, p.k, D, k_rows, p.heads_kv, BKV));
+    if constexpr (Mainloop<Cfg>::staged_o) TESSERA_RETURN_IF_ERROR(map(out.o, static_cast<typename Cfg::Output const*>(o), p.o, Dv, q_rows, p.heads, 64));
     return map(out.v, v, p.v, Dv, k_rows, p.heads_kv, BKV);
   }
 

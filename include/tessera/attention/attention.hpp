@@ -10,8 +10,9 @@
 //   if (Status s = attention::Attention<Cfg>{}.run(args, nullptr, stream); !s) ...
 //
 // The problem's semantics, layouts and LSE: attention/problem.hpp; the masks and score stages:
-// attention/masks.hpp, attention/score_chain.hpp; the kernel: attention/sm90/kernel.hpp. Not yet
-// (issue 33): the sm80 and gfx9 kernels, fp8.
+// attention/masks.hpp, attention/score_chain.hpp; the kernels: attention/sm90/kernel.hpp (arch::Sm90)
+// and attention/sm80/kernel.hpp (arch::Sm80, Warps<W>; fixed lengths only so far). Not yet (issue
+// 33): the gfx9 kernel, fp8.
 // tessera-header: cuda-only
 #pragma once
 
@@ -24,6 +25,7 @@
 #include "tessera/arch/sm90/kernel_attributes.hpp"
 #include "tessera/attention/config.hpp"
 #include "tessera/attention/problem.hpp"
+#include "tessera/attention/sm80/launch.hpp"
 #include "tessera/attention/sm90/kernel.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/core/status.hpp"
@@ -66,6 +68,25 @@ class Attention {
     if (misaligned(a.q) || misaligned(a.k) || misaligned(a.v) || misaligned(a.o) || !strides_ok)
       return Status::misaligned("attention::Attention: q, k, v and o must be 16-byte aligned and their strides multiples of 8 elements "
                                 "(16 bytes); allocate with cudaMalloc and pad the rows");
+    if constexpr (Cfg::sm80) return sm80::Launch<Cfg>::can_implement(p);
+    else return can_implement_sm90(a);
+  }
+
+  Status run(Arguments const& a, void* = nullptr, cudaStream_t stream = nullptr) const {
+    if constexpr (Cfg::sm80) {
+      TESSERA_RETURN_IF_ERROR(can_implement(a));
+      return sm80::Launch<Cfg>::run(a.problem, a.q, a.k, a.v, a.o, a.lse, a.chain, stream);
+    } else {
+      return run_sm90(a, stream);
+    }
+  }
+
+ private:
+  // The Hopper kernel's device checks, after the problem's and the arguments'.
+  static Status can_implement_sm90(Arguments const& a) {
+    Problem const& p = a.problem;
+    auto const s = [](std::int64_t v) { return std::to_string(v); };
+    auto const fail = [](std::string m) { return Status::not_supported("attention::Attention: " + std::move(m)); };
     int device = 0, major = 0;
     if (runtime::current_device(device) != runtime::kSuccess || (major = runtime::compute_capability_major(device)) == 0)
       return Status::device_error("attention::Attention: no CUDA device is available; run on a machine with an NVIDIA GPU");
@@ -79,7 +100,7 @@ class Attention {
     return sm90::Loader<Cfg>::make(p, a.q, a.k, a.v, probe);
   }
 
-  Status run(Arguments const& a, void* = nullptr, cudaStream_t stream = nullptr) const {
+  Status run_sm90(Arguments const& a, cudaStream_t stream) const {
     TESSERA_RETURN_IF_ERROR(can_implement(a));
     Problem const& p = a.problem;
     sm90::Params<Cfg> params{};

@@ -1,15 +1,21 @@
-// attention::Config: an attention kernel's types, head dimensions, tiles, consumers, stages and
+// attention::Config: an attention kernel's types, head dimensions, tiles, workers, stages and
 // score chain, checked once at compile time (one static_assert per problem, naming the fix).
 //
 //   using Cfg = attention::Config<arch::Sm90, bfloat16_t, attention::HeadDim<128>, attention::BlockTile<128, 128>,
 //                                 attention::Consumers<2>, attention::Stages<2>,
 //                                 attention::ScoreChain<attention::Causal<attention::BottomRight>>>;
+//   using Cfg80 = attention::Config<arch::Sm80, bfloat16_t, attention::HeadDim<128>, attention::BlockTile<64, 64>,
+//                                   attention::Warps<4>, attention::Stages<2>>;
 //
-// The Hopper kernel (attention/sm90/kernel.hpp): each of the Consumers warpgroups owns 64 of the
-// BlockTile's BQ query rows (BQ = 64 Consumers) and walks the tile's blocks of BKV keys; K and V
-// come through rings of Stages stages each. FlashAttention-3's tiles are a good start: 128 x 176
-// at head dim 128 (128 x 128 for short or causal sequences), 192 x 128 with three consumers at 64,
-// 128 x 64 at 256.
+// The Hopper kernel (arch::Sm90, attention/sm90/kernel.hpp): each of the Consumers warpgroups owns
+// 64 of the BlockTile's BQ query rows (BQ = 64 Consumers) and walks the tile's blocks of BKV keys;
+// K and V come through rings of Stages stages each. FlashAttention-3's tiles are a good start: 128
+// x 176 at head dim 128 (128 x 128 for short or causal sequences), 192 x 128 with three consumers
+// at 64, 128 x 64 at 256.
+// The sm80 kernel (arch::Sm80: mma.sync, so sm_80 and every later GPU, the H100 included;
+// attention/sm80/kernel.hpp): each of the Warps warps owns 16 of the BQ query rows (BQ = 16 Warps);
+// K and V come through one cp.async ring of Stages stages. 64 x 64 with Warps<4> up to head dim
+// 192, 64 x 32 at 256 (docs/performance.md has the H100's numbers).
 #pragma once
 
 #include <type_traits>
@@ -37,24 +43,46 @@ struct Consumers {
   static constexpr int value = C;
   static constexpr bool turns = Turns;
 };
+// W warps of the sm80 kernel, each owning 16 query rows.
+template <int W>
+struct Warps {
+  static constexpr int value = W;
+};
 template <int S>
 struct Stages {
   static constexpr int value = S;
 };
 
-template <class Arch_, class Element_, class HeadDim_, class Tile_, class Consumers_, class Stages_, class Chain_ = NoMask>
+template <class T>
+inline constexpr bool is_consumers = false;
+template <int C, bool Turns>
+inline constexpr bool is_consumers<Consumers<C, Turns>> = true;
+template <class T>
+inline constexpr bool is_warps = false;
+template <int W>
+inline constexpr bool is_warps<Warps<W>> = true;
+template <class T>
+inline constexpr bool takes_turns = false;
+template <int C, bool Turns>
+inline constexpr bool takes_turns<Consumers<C, Turns>> = Turns;
+
+// Workers_: Consumers<C> (arch::Sm90) or Warps<W> (arch::Sm80).
+template <class Arch_, class Element_, class HeadDim_, class Tile_, class Workers_, class Stages_, class Chain_ = NoMask>
 struct Config {
   using Arch = Arch_;
   using Element = Element_;
   using Chain = Chain_;
+  static constexpr bool sm80 = std::is_same_v<Arch, arch::Sm80>, sm90 = std::is_same_v<Arch, arch::Sm90>;
+  static constexpr bool sm80_ok = sm80 && is_warps<Workers_>, sm90_ok = sm90 && is_consumers<Workers_>;
   static constexpr int D = HeadDim_::qk, Dv = HeadDim_::v, BQ = Tile_::q, BKV = Tile_::kv;
-  // The head dimensions as the Hopper kernel holds them: whole 128-byte swizzle spans of 64
-  // columns (TMA fills the columns past D and Dv with zeros: they add nothing to Q K^T, and O's
-  // columns past Dv are not stored). S's k-steps stop at D; P V computes O's Dvp columns.
+  // The head dimensions as the kernels hold them: whole 128-byte swizzle spans of 64 columns (the
+  // loads fill the columns past D and Dv with zeros: they add nothing to Q K^T, and O's columns
+  // past Dv are not stored). S's k-steps stop at D; P V computes O's Dvp columns (sm80: Dv).
   static constexpr int Dp = (D + 63) / 64 * 64, Dvp = (Dv + 63) / 64 * 64;
-  static constexpr int consumers = Consumers_::value, stages = Stages_::value;
-  static constexpr bool turns = Consumers_::turns;
-  static constexpr int threads = 128 * (consumers + 1);
+  static constexpr int consumers = sm90_ok ? Workers_::value : 0, stages = Stages_::value;
+  static constexpr bool turns = takes_turns<Workers_>;
+  static constexpr int warps = sm80_ok ? Workers_::value : 4 * (consumers + 1);
+  static constexpr int threads = 32 * warps;
   // The registers of a producer and of a consumer thread (setmaxnreg: the split must fit the 64K
   // of a block launched with `threads` threads). Consumers hold S (BKV / 2 floats), P (BKV / 4
   // words) and O (Dv / 2 floats) at once: 196 at 128 x 176 and head dim 128, where 240 measured
@@ -62,29 +90,49 @@ struct Config {
   static constexpr int consumer_registers = consumers == 3 ? 160 : BKV > 128 && Dvp <= 128 ? 240 : 232;
   static constexpr int producer_registers = consumers == 3 ? 32 : consumer_registers == 240 ? 24 : 40;
 
-  static_assert(std::is_same_v<Arch, arch::Sm90>, "attention::Config: the attention kernel runs on arch::Sm90 so far; use arch::Sm90");
+  static_assert(sm80 || sm90, "attention::Config: the attention kernels run on arch::Sm80 (mma.sync; sm_80 and later) or arch::Sm90 "
+                              "(Hopper); use one of those");
   static_assert(std::is_same_v<Element, bfloat16_t> || std::is_same_v<Element, half_t>,
                 "attention::Config: Q, K, V and O are bfloat16_t or half_t (float softmax and accumulation); use one of those");
   static_assert(D % 8 == 0 && Dv % 8 == 0 && D >= 8 && Dv >= 8 && D <= 256 && Dv <= 256,
                 "attention::Config: head dimensions are multiples of 8 (16-byte rows) from 8 to 256; use HeadDim<D, Dv> with such D and "
                 "Dv (pad others with zeros: the scores do not change)");
-  static_assert(consumers >= 1 && consumers <= 3 && BQ == 64 * consumers,
+  static_assert(!sm90 || is_consumers<Workers_>,
+                "attention::Config: the Hopper kernel's workers are Consumers<C> (warpgroups of 64 query rows); use Consumers<2>, or "
+                "arch::Sm80 for Warps<W>");
+  static_assert(!sm80 || is_warps<Workers_>,
+                "attention::Config: the sm80 kernel's workers are Warps<W> (warps of 16 query rows); use Warps<4> with BlockTile<64, ...>");
+
+  // ---- the Hopper kernel ----
+  static_assert(!sm90_ok || (consumers >= 1 && consumers <= 3 && BQ == 64 * consumers),
                 "attention::Config: each consumer warpgroup owns 64 query rows; use BlockTile<64 * C, ...> with Consumers<C>, C = 1, 2 or 3");
-  static_assert(!turns || consumers == 2, "attention::Config: turns are taken between two consumers; use Consumers<2, true> or no turns");
-  static_assert(consumers < 3 || BKV / 2 + BKV / 4 + Dvp / 2 <= 128,
+  static_assert(!sm90_ok || !turns || consumers == 2, "attention::Config: turns are taken between two consumers; use Consumers<2, true> or no turns");
+  static_assert(!sm90_ok || consumers < 3 || BKV / 2 + BKV / 4 + Dvp / 2 <= 128,
                 "attention::Config: three consumers have 160 registers a thread, too few for S, P and O of this BlockTile and head "
                 "dimension; use BlockTile<192, 128> at head dimension 64, or two consumers");
-  static_assert(BKV % 16 == 0 && BKV >= 16 && BKV <= 256,
+  static_assert(!sm90_ok || (BKV % 16 == 0 && BKV >= 16 && BKV <= 256),
                 "attention::Config: a block of keys is the scores' wgmma N and P V's K: 16 to 256 in steps of 16; use BlockTile<..., 128>");
-  static_assert(stages >= 2 && stages <= 4, "attention::Config: K and V take 2 to 4 stages each; use Stages<2>");
+  static_assert(!sm90_ok || (stages >= 2 && stages <= 4), "attention::Config: K and V take 2 to 4 stages each; use Stages<2>");
 
-  // Shared memory: Q, the K and V rings and their barriers (attention/sm90/storage.hpp).
+  // ---- the sm80 kernel ----
+  static_assert(!sm80_ok || ((warps == 1 || warps == 2 || warps == 4 || warps == 8) && BQ == 16 * warps),
+                "attention::Config: each warp of the sm80 kernel owns 16 query rows; use BlockTile<16 * W, ...> with Warps<W>, W = 1, 2, "
+                "4 or 8");
+  static_assert(!sm80_ok || (BKV % 16 == 0 && BKV >= 16 && BKV <= 256),
+                "attention::Config: a block of keys is whole k-steps of P V (16 keys); use BlockTile<..., 64> (16 to 256 in steps of 16)");
+  static_assert(!sm80_ok || (stages >= 2 && stages <= 4), "attention::Config: the sm80 kernel's K and V ring takes 2 to 4 stages; use Stages<2>");
+
+  // Shared memory. Hopper: Q, the K and V rings and their barriers (attention/sm90/storage.hpp);
+  // sm80: Q and the K and V ring (attention/sm80/storage.hpp), both in whole spans of 64 columns.
   static constexpr int q_bytes = BQ * Dp * int(sizeof(Element));
   static constexpr int k_bytes = BKV * Dp * int(sizeof(Element)), v_bytes = BKV * Dvp * int(sizeof(Element));
-  static constexpr int smem_bytes = q_bytes + stages * (k_bytes + v_bytes) + 1024;
-  static_assert(smem_bytes <= 227 * 1024,
+  static constexpr int smem_bytes = q_bytes + stages * (k_bytes + v_bytes) + (sm80 ? 0 : 1024);
+  static_assert(!sm90_ok || smem_bytes <= 227 * 1024,
                 "attention::Config: Q and the K and V rings pass the 227 KB of shared memory a block has; use fewer Stages or a smaller "
                 "BlockTile");
+  static_assert(!sm80_ok || smem_bytes <= arch::Sm80::max_smem_per_block,
+                "attention::Config: Q and the K and V ring pass the 163 KB of shared memory an sm_80 block has; use fewer Stages or a "
+                "smaller BlockTile");
 };
 
 }  // namespace tessera::attention

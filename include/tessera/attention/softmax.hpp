@@ -1,9 +1,10 @@
-// Online softmax (FlashAttention's) over the rows of a score fragment (tile::WgmmaAccum): the
-// scores of a query row arrive a block of keys at a time; each block's row maximum updates the
-// running maximum m, the block's scores become p = 2^(s c - m) in place (c: the scale in log2
-// units), and what was accumulated before (the output O and the row sums l) is multiplied by
-// 2^(m_old - m_new). At the end, O / l is the softmax-weighted sum and m / log2(e) + ln(l) the
-// log-sum-exp.
+// Online softmax (FlashAttention's) over the rows of a score fragment: tile::WgmmaAccum (sm90),
+// tile::MmaAccum (sm80), or any fragment with rows_per_thread and tile::row_max, transform_rows
+// and thread_row_reduce over its local rows. The scores of a query row arrive a block of keys at a
+// time; each block's row maximum updates the running maximum m, the block's scores become
+// p = 2^(s c - m) in place (c: the scale in log2 units), and what was accumulated before (the
+// output O and the row sums l) is multiplied by 2^(m_old - m_new). At the end, O / l is the
+// softmax-weighted sum and m / log2(e) + ln(l) the log-sum-exp.
 //
 //   attention::OnlineSoftmax<Acc::rows_per_thread> sm(scale * log2e);   // per consumer thread
 //   auto const factor = sm.step(s);        // s (scores, -inf where masked) becomes p
@@ -22,6 +23,8 @@
 
 #include "tessera/core/array.hpp"
 #include "tessera/core/config.hpp"
+#include "tessera/tile/mma_accum.hpp"
+#include "tessera/tile/row_reduce.hpp"
 #include "tessera/tile/wgmma_accum.hpp"
 
 namespace tessera::attention {
@@ -63,9 +66,10 @@ struct OnlineSoftmax {
 
   // The next block of scores s (a fragment of Rows rows per thread) becomes p; returns per row the
   // factor by which what was accumulated before must be multiplied (0 where nothing was).
-  template <class Acc, int N, int MHalves, class Shfl = tile::ShflXor>
-  TESSERA_HD RowArray step(tile::WgmmaAccum<Acc, N, MHalves>& s, Shfl shfl = {}) {
-    static_assert(2 * MHalves == Rows, "attention::OnlineSoftmax: Rows must be the fragment's rows_per_thread");
+  template <class Frag, class Shfl = tile::ShflXor>
+  TESSERA_HD RowArray step(Frag& s, Shfl shfl = {}) {
+    static_assert(Frag::rows_per_thread == Rows, "attention::OnlineSoftmax: Rows must be the fragment's rows_per_thread; use "
+                                                 "OnlineSoftmax<Fragment::rows_per_thread>");
     RowArray block = tile::row_max(s, shfl), factor, bias;
     TESSERA_UNROLL
     for (int r = 0; r < Rows; ++r) {

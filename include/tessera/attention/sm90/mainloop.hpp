@@ -20,6 +20,7 @@
 #include "tessera/arch/sm90/mbarrier.hpp"
 #include "tessera/arch/sm90/wgmma.hpp"
 #include "tessera/attention/block_range.hpp"
+#include "tessera/attention/block_scores.hpp"
 #include "tessera/attention/coord.hpp"
 #include "tessera/attention/softmax.hpp"
 #include "tessera/attention/sm90/storage.hpp"
@@ -104,7 +105,7 @@ struct Mainloop {
     arch::sm90::wgmma_wait_group<0>();
     arch::sm90::wgmma_fence_operands(sacc.regs[0]);
     release_k(pos, r.size() == 1);
-    scores(chain, scale, t, rows, r.first, sacc, thread);
+    apply_chain(chain, scale, rows, r.first, BKV, sacc, thread);
     (void)sm.step(sacc);
     PFrag p = tile::to_a_operand<E>(sacc);
     // Each later block n: S_n and P_{n-1} V_{n-1} issued together, S_n's softmax under P V.
@@ -119,7 +120,7 @@ struct Mainloop {
       arch::sm90::wgmma_wait_group<1>();
       arch::sm90::wgmma_fence_operands(sacc.regs[0]);
       release_k(pos, n == r.last - 1);
-      scores(chain, scale, t, rows, n, sacc, thread);
+      apply_chain(chain, scale, rows, n, BKV, sacc, thread);
       auto const factor = sm.step(sacc);
       arch::sm90::wgmma_wait_group<0>();
       arch::sm90::wgmma_fence_operands(o.regs[0]);
@@ -171,18 +172,6 @@ struct Mainloop {
   TESSERA_DEVICE static void fence_operands(PFrag& p) {
     TESSERA_UNROLL
     for (int ks = 0; ks < BKV / 16; ++ks) arch::sm90::wgmma_fence_operands(p.regs[0][ks]);
-  }
-
-  // The chain on block n's scores where it may mask or change them; keys past k_len masked.
-  TESSERA_DEVICE static void scores(Chain const& chain, float scale, TileInfo const& t, Block const& rows, int n, SAcc& sacc, int thread) {
-    BlockKind const kind = block_kind(chain, rows, n, BKV);
-    if (!natural && kind == BlockKind::kFull) return;
-    int const k0 = n * BKV;
-    tile::transform(sacc, thread, [&](float x, int row, int col) {
-      Coord const at{t.b, t.h, rows.q0 + row, k0 + col, t.q_len, t.k_len};
-      if (at.k >= t.k_len) return -__builtin_inff();
-      return natural ? float(chain.score(x * scale, at)) : float(chain.score(x, at));
-    });
   }
 };
 

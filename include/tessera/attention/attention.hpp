@@ -11,24 +11,29 @@
 //
 // The problem's semantics, layouts and LSE: attention/problem.hpp; the masks and score stages:
 // attention/masks.hpp, attention/score_chain.hpp; the kernels: attention/sm90/kernel.hpp (arch::Sm90)
-// and attention/sm80/kernel.hpp (arch::Sm80, Warps<W>; fixed lengths only so far). Not yet (issue
-// 33): the gfx9 kernel, fp8.
-// tessera-header: cuda-only
+// and attention/sm80/kernel.hpp (arch::Sm80, Warps<W>; fixed lengths only so far), and under hipcc
+// attention/gfx9/kernel.hpp (arch::Gfx90a / arch::Gfx940, Warps<W>; compiled, not yet run on an AMD
+// GPU). Not yet (issue 33): fp8.
+// tessera-header: gpu-runtime
 #pragma once
-
-#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
 
-#include "tessera/arch/sm90/kernel_attributes.hpp"
 #include "tessera/attention/config.hpp"
 #include "tessera/attention/problem.hpp"
-#include "tessera/attention/sm80/launch.hpp"
-#include "tessera/attention/sm90/kernel.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/core/status.hpp"
+#if defined(TESSERA_HIP)
+#  include "tessera/attention/gfx9/launch.hpp"
+#else
+#  include <cuda_runtime.h>
+
+#  include "tessera/arch/sm90/kernel_attributes.hpp"
+#  include "tessera/attention/sm80/launch.hpp"
+#  include "tessera/attention/sm90/kernel.hpp"
+#endif
 
 namespace tessera::attention {
 
@@ -38,6 +43,12 @@ class Attention {
   using Config = Cfg;
   using E = typename Cfg::Element;
   using Chain = typename Cfg::Chain;
+#if defined(TESSERA_HIP)
+  static_assert(Cfg::gfx9, "attention::Attention: under hipcc the kernel is the gfx9 one; use arch::Gfx90a or arch::Gfx940 (or nvcc)");
+#else
+  static_assert(!Cfg::gfx9, "attention::Attention: an arch::Gfx90a / arch::Gfx940 Config is built with hipcc; use arch::Sm80 or "
+                            "arch::Sm90 under nvcc");
+#endif
 
   struct Arguments {
     Problem problem;
@@ -68,19 +79,29 @@ class Attention {
     if (misaligned(a.q) || misaligned(a.k) || misaligned(a.v) || misaligned(a.o) || !strides_ok)
       return Status::misaligned("attention::Attention: q, k, v and o must be 16-byte aligned and their strides multiples of 8 elements "
                                 "(16 bytes); allocate with cudaMalloc and pad the rows");
+#if defined(TESSERA_HIP)
+    return gfx9::Launch<Cfg>::can_implement(p);
+#else
     if constexpr (Cfg::sm80) return sm80::Launch<Cfg>::can_implement(p);
     else return can_implement_sm90(a);
+#endif
   }
 
-  Status run(Arguments const& a, void* = nullptr, cudaStream_t stream = nullptr) const {
+  Status run(Arguments const& a, void* = nullptr, runtime::Stream stream = nullptr) const {
+#if defined(TESSERA_HIP)
+    TESSERA_RETURN_IF_ERROR(can_implement(a));
+    return gfx9::Launch<Cfg>::run(a.problem, a.q, a.k, a.v, a.o, a.lse, a.chain, stream);
+#else
     if constexpr (Cfg::sm80) {
       TESSERA_RETURN_IF_ERROR(can_implement(a));
       return sm80::Launch<Cfg>::run(a.problem, a.q, a.k, a.v, a.o, a.lse, a.chain, stream);
     } else {
       return run_sm90(a, stream);
     }
+#endif
   }
 
+#if !defined(TESSERA_HIP)
  private:
   // The Hopper kernel's device checks, after the problem's and the arguments'.
   static Status can_implement_sm90(Arguments const& a) {
@@ -132,6 +153,7 @@ class Attention {
     if (err != cudaSuccess) return Status::device_error(std::string("attention::Attention: launch failed: ") + cudaGetErrorString(err));
     return Status::success();
   }
+#endif
 };
 
 }  // namespace tessera::attention

@@ -10,13 +10,14 @@
 // here, and the softmax's exponent takes log2(e) alone); a chain of masks sees them unscaled and
 // the scale stays folded into the softmax's exponent (one FFMA per score, FlashAttention's).
 // The fragment is any with tile::transform(frag, thread, f(x, row, col)) (tile::WgmmaAccum,
-// tile::MmaAccum); its row r is query rows.q0 + r, its column c key n BKV + c.
+// tile::MmaAccum, tile::MfmaAccumT); its row r is query rows.q0 + r, its column c key n BKV + c.
 #pragma once
 
 #include "tessera/attention/block_range.hpp"
 #include "tessera/attention/coord.hpp"
 #include "tessera/attention/softmax.hpp"  // kLog2e
 #include "tessera/core/config.hpp"
+#include "tessera/tile/mfma_accum.hpp"
 #include "tessera/tile/mma_accum.hpp"
 #include "tessera/tile/wgmma_accum.hpp"
 

@@ -16,6 +16,10 @@
 // attention/sm80/kernel.hpp): each of the Warps warps owns 16 of the BQ query rows (BQ = 16 Warps);
 // K and V come through one cp.async ring of Stages stages. 64 x 64 with Warps<4> up to head dim
 // 192, 64 x 32 at 256 (docs/performance.md has the H100's numbers).
+// The gfx9 kernel (arch::Gfx90a / arch::Gfx940 under hipcc: MFMA; attention/gfx9/kernel.hpp): each
+// of the Warps wavefronts (64 lanes) owns 32 of the BQ query rows (BQ = 32 Warps); K and V are
+// double-buffered in LDS (Stages<2>). 64 x 64 with Warps<2> up to head dim 128, 64 x 32 at 256
+// (the 64 KB of LDS).
 #pragma once
 
 #include <type_traits>
@@ -43,7 +47,7 @@ struct Consumers {
   static constexpr int value = C;
   static constexpr bool turns = Turns;
 };
-// W warps of the sm80 kernel, each owning 16 query rows.
+// W warps of the sm80 kernel, each owning 16 query rows; W wavefronts of the gfx9 kernel, 32 each.
 template <int W>
 struct Warps {
   static constexpr int value = W;
@@ -73,7 +77,9 @@ struct Config {
   using Element = Element_;
   using Chain = Chain_;
   static constexpr bool sm80 = std::is_same_v<Arch, arch::Sm80>, sm90 = std::is_same_v<Arch, arch::Sm90>;
+  static constexpr bool gfx9 = std::is_same_v<Arch, arch::Gfx90a> || std::is_same_v<Arch, arch::Gfx940>;
   static constexpr bool sm80_ok = sm80 && is_warps<Workers_>, sm90_ok = sm90 && is_consumers<Workers_>;
+  static constexpr bool gfx9_ok = gfx9 && is_warps<Workers_>;
   static constexpr int D = HeadDim_::qk, Dv = HeadDim_::v, BQ = Tile_::q, BKV = Tile_::kv;
   // The head dimensions as the kernels hold them: whole 128-byte swizzle spans of 64 columns (the
   // loads fill the columns past D and Dv with zeros: they add nothing to Q K^T, and O's columns
@@ -81,8 +87,8 @@ struct Config {
   static constexpr int Dp = (D + 63) / 64 * 64, Dvp = (Dv + 63) / 64 * 64;
   static constexpr int consumers = sm90_ok ? Workers_::value : 0, stages = Stages_::value;
   static constexpr bool turns = takes_turns<Workers_>;
-  static constexpr int warps = sm80_ok ? Workers_::value : 4 * (consumers + 1);
-  static constexpr int threads = 32 * warps;
+  static constexpr int warps = sm80_ok || gfx9_ok ? Workers_::value : 4 * (consumers + 1);  // of 32 threads; gfx9: 64
+  static constexpr int threads = (gfx9 ? 64 : 32) * warps;
   // The registers of a producer and of a consumer thread (setmaxnreg: the split must fit the 64K
   // of a block launched with `threads` threads). Consumers hold S (BKV / 2 floats), P (BKV / 4
   // words) and O (Dv / 2 floats) at once: 196 at 128 x 176 and head dim 128, where 240 measured
@@ -90,8 +96,8 @@ struct Config {
   static constexpr int consumer_registers = consumers == 3 ? 160 : BKV > 128 && Dvp <= 128 ? 240 : 232;
   static constexpr int producer_registers = consumers == 3 ? 32 : consumer_registers == 240 ? 24 : 40;
 
-  static_assert(sm80 || sm90, "attention::Config: the attention kernels run on arch::Sm80 (mma.sync; sm_80 and later) or arch::Sm90 "
-                              "(Hopper); use one of those");
+  static_assert(sm80 || sm90 || gfx9, "attention::Config: the attention kernels run on arch::Sm80 (mma.sync; sm_80 and later), "
+                                      "arch::Sm90 (Hopper) or arch::Gfx90a / arch::Gfx940 (MFMA); use one of those");
   static_assert(std::is_same_v<Element, bfloat16_t> || std::is_same_v<Element, half_t>,
                 "attention::Config: Q, K, V and O are bfloat16_t or half_t (float softmax and accumulation); use one of those");
   static_assert(D % 8 == 0 && Dv % 8 == 0 && D >= 8 && Dv >= 8 && D <= 256 && Dv <= 256,
@@ -102,6 +108,9 @@ struct Config {
                 "arch::Sm80 for Warps<W>");
   static_assert(!sm80 || is_warps<Workers_>,
                 "attention::Config: the sm80 kernel's workers are Warps<W> (warps of 16 query rows); use Warps<4> with BlockTile<64, ...>");
+  static_assert(!gfx9 || is_warps<Workers_>,
+                "attention::Config: the gfx9 kernel's workers are Warps<W> (wavefronts of 32 query rows); use Warps<2> with BlockTile<64, "
+                "...>");
 
   // ---- the Hopper kernel ----
   static_assert(!sm90_ok || (consumers >= 1 && consumers <= 3 && BQ == 64 * consumers),
@@ -122,11 +131,27 @@ struct Config {
                 "attention::Config: a block of keys is whole k-steps of P V (16 keys); use BlockTile<..., 64> (16 to 256 in steps of 16)");
   static_assert(!sm80_ok || (stages >= 2 && stages <= 4), "attention::Config: the sm80 kernel's K and V ring takes 2 to 4 stages; use Stages<2>");
 
+  // ---- the gfx9 kernel ----
+  static_assert(!gfx9_ok || ((warps == 1 || warps == 2 || warps == 4) && BQ == 32 * warps),
+                "attention::Config: each wavefront of the gfx9 kernel owns 32 query rows; use BlockTile<32 * W, ...> with Warps<W>, W = 1, "
+                "2 or 4");
+  static_assert(!gfx9_ok || BKV == 32 || BKV == 64 || BKV == 128,
+                "attention::Config: the gfx9 kernel's blocks of keys are 32, 64 or 128 (whole MFMA atoms, power-of-two LDS rows of Vᵀ); "
+                "use BlockTile<..., 64>");
+  static_assert(!gfx9_ok || stages == 2, "attention::Config: the gfx9 kernel double-buffers K and V in LDS; use Stages<2>");
+
   // Shared memory. Hopper: Q, the K and V rings and their barriers (attention/sm90/storage.hpp);
-  // sm80: Q and the K and V ring (attention/sm80/storage.hpp), both in whole spans of 64 columns.
+  // sm80: Q and the K and V ring (attention/sm80/storage.hpp), both in whole spans of 64 columns;
+  // gfx9: two buffers of K and Vᵀ (Q passes through the second before the first block).
   static constexpr int q_bytes = BQ * Dp * int(sizeof(Element));
   static constexpr int k_bytes = BKV * Dp * int(sizeof(Element)), v_bytes = BKV * Dvp * int(sizeof(Element));
-  static constexpr int smem_bytes = q_bytes + stages * (k_bytes + v_bytes) + (sm80 ? 0 : 1024);
+  static constexpr int smem_bytes = gfx9 ? 2 * (k_bytes + v_bytes) : q_bytes + stages * (k_bytes + v_bytes) + (sm80 ? 0 : 1024);
+  static_assert(!gfx9_ok || smem_bytes <= 64 * 1024,
+                "attention::Config: two buffers of K and V pass the 64 KB of LDS a workgroup has; use a smaller BlockTile (64 x 32 with "
+                "Warps<2> at head dimension 256)");
+  static_assert(!gfx9_ok || q_bytes <= k_bytes + v_bytes,
+                "attention::Config: the gfx9 kernel passes Q through one buffer of K and V, which is smaller than Q's tile; use a BKV at "
+                "least BQ / 2 (BlockTile<64, 32> or <128, 64>)");
   static_assert(!sm90_ok || smem_bytes <= 227 * 1024,
                 "attention::Config: Q and the K and V rings pass the 227 KB of shared memory a block has; use fewer Stages or a smaller "
                 "BlockTile");

@@ -1,6 +1,6 @@
 // Online softmax (FlashAttention's) over the rows of a score fragment: tile::WgmmaAccum (sm90),
-// tile::MmaAccum (sm80), or any fragment with rows_per_thread and tile::row_max, transform_rows
-// and thread_row_reduce over its local rows. The scores of a query row arrive a block of keys at a
+// tile::MmaAccum (sm80), tile::MfmaAccumT (gfx9), or any fragment with rows_per_thread and
+// tile::row_max, transform_rows and thread_row_reduce over its local rows. The scores of a query row arrive a block of keys at a
 // time; each block's row maximum updates the running maximum m, the block's scores become
 // p = 2^(s c - m) in place (c: the scale in log2 units), and what was accumulated before (the
 // output O and the row sums l) is multiplied by 2^(m_old - m_new). At the end, O / l is the
@@ -23,6 +23,7 @@
 
 #include "tessera/core/array.hpp"
 #include "tessera/core/config.hpp"
+#include "tessera/tile/mfma_accum.hpp"
 #include "tessera/tile/mma_accum.hpp"
 #include "tessera/tile/row_reduce.hpp"
 #include "tessera/tile/wgmma_accum.hpp"
@@ -51,7 +52,9 @@ struct SoftmaxResult {
   Array<float, std::size_t(Rows)> lse;      // natural log, -inf for such a row
 };
 
-template <int Rows>
+// Lanes: the lanes that share a row (tile::QuadLanes for the NVIDIA fragments,
+// tile::HalfWaveLanes for tile::MfmaAccumT), over which finish() sums the thread-local row sums.
+template <int Rows, class Lanes = tile::QuadLanes>
 struct OnlineSoftmax {
   using RowArray = Array<float, std::size_t(Rows)>;
   float scale_log2;  // the scores' scale times log2(e): 1 / sqrt(d) log2(e), or log2(e) for
@@ -92,7 +95,7 @@ struct OnlineSoftmax {
   template <class Shfl = tile::ShflXor>
   TESSERA_HD SoftmaxResult<Rows> finish(Shfl shfl = {}) const {
     RowArray total = sum;
-    tile::quad_allreduce(total, tile::SumOp{}, shfl);
+    Lanes::allreduce(total, tile::SumOp{}, shfl);
     SoftmaxResult<Rows> out;
     TESSERA_UNROLL
     for (int r = 0; r < Rows; ++r) {

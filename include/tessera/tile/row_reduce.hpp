@@ -1,6 +1,7 @@
-// The pieces every register fragment's row reductions share (tile::WgmmaAccum, tile::MmaAccum):
-// the lane exchange, the reduction operators, and the combination over the quad of lanes that
-// hold one row (lanes 4 g .. 4 g + 3 of a warp, in both fragments).
+// The pieces every register fragment's row reductions share (tile::WgmmaAccum, tile::MmaAccum,
+// tile::MfmaAccumT): the lane exchange, the reduction operators, and the combination over the lanes
+// that hold one row: the quad (lanes 4 g .. 4 g + 3 of a warp) of the NVIDIA fragments, the two
+// halves of a wavefront (lanes j and j + 32) of the transposed MFMA one.
 //
 //   Array<float, 2> m = ...;                      // this thread's partial maxima of its two rows
 //   tile::quad_allreduce(m, tile::MaxOp{});       // now the whole rows', in all four lanes
@@ -47,5 +48,21 @@ TESSERA_HD void quad_allreduce(Array<float, R>& x, Op op, Shfl shfl = {}) {
     for (std::size_t r = 0; r < R; ++r) x[r] = op(x[r], shfl(x[r], mask));
   }
 }
+
+// The lanes that share a fragment's rows, as a type (attention::OnlineSoftmax's parameter):
+// allreduce(x, op, shfl) combines each value over them.
+struct QuadLanes {
+  template <std::size_t R, class Op, class Shfl>
+  TESSERA_HD static void allreduce(Array<float, R>& x, Op op, Shfl shfl) {
+    quad_allreduce(x, op, shfl);
+  }
+};
+struct HalfWaveLanes {  // lanes j and j + 32 of a 64-lane wavefront
+  template <std::size_t R, class Op, class Shfl>
+  TESSERA_HD static void allreduce(Array<float, R>& x, Op op, Shfl shfl) {
+    TESSERA_UNROLL
+    for (std::size_t r = 0; r < R; ++r) x[r] = op(x[r], shfl(x[r], 32));
+  }
+};
 
 }  // namespace tessera::tile

@@ -19,20 +19,12 @@
 #include "tessera/attention/sm80/loader.hpp"
 #include "tessera/attention/sm80/mainloop.hpp"
 #include "tessera/attention/sm80/storage.hpp"
+#include "tessera/attention/tile_grid.hpp"
 
 namespace tessera::attention::sm80 {
 
 template <class Cfg>
-struct Params {
-  using E = typename Cfg::Element;
-  typename Loader<Cfg>::Params load;
-  typename Cfg::Chain chain;
-  int heads, group;  // query heads, query heads per K/V head
-  float scale;       // the softmax scale
-  Strides o_strides;
-  E* o;
-  float* lse;  // null: not written
-};
+using Params = TileGridParams<Cfg>;
 
 template <class Cfg>
 struct Kernel {

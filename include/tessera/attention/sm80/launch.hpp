@@ -15,6 +15,7 @@
 
 #include "tessera/arch/sm90/kernel_attributes.hpp"  // allow_smem_once
 #include "tessera/attention/problem.hpp"
+#include "tessera/attention/tile_grid.hpp"
 #include "tessera/attention/sm80/kernel.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/core/status.hpp"
@@ -27,12 +28,7 @@ struct Launch {
 
   static Status can_implement(Problem const& p) {
     auto const s = [](std::int64_t v) { return std::to_string(v); };
-    if (p.variable())
-      return Status::not_supported("attention::Attention: variable lengths (cu_seqlens) are not in the sm80 kernel yet; run each sequence "
-                                   "as a batch of one, or the Hopper kernel (arch::Sm90)");
-    if (p.heads > 65535 || p.batch > 65535)
-      return Status::not_supported("attention::Attention: the sm80 kernel takes at most 65535 heads and 65535 batch entries (its grid's "
-                                   "y and z); split the batch or the heads into several calls");
+    TESSERA_RETURN_IF_ERROR(check_tile_grid(p, "the sm80 kernel"));
     int device = 0, major = 0;
     if (runtime::current_device(device) != runtime::kSuccess || (major = runtime::compute_capability_major(device)) == 0)
       return Status::device_error("attention::Attention: no CUDA device is available; run on a machine with an NVIDIA GPU");
@@ -57,14 +53,7 @@ struct Launch {
                     cudaStream_t stream) {
     int const q_blocks = (p.seqlen_q + Cfg::BQ - 1) / Cfg::BQ;
     if (q_blocks == 0) return Status::success();  // no query: nothing to write
-    Params<Cfg> params{};
-    params.load = {q, k, v, p.q, p.k, p.v, p.seqlen_q, p.seqlen_k};
-    params.chain = chain;
-    params.heads = p.heads, params.group = p.group();
-    params.scale = p.softmax_scale();
-    params.o_strides = p.o;
-    params.o = o;
-    params.lse = lse;
+    Params<Cfg> const params = Params<Cfg>::make(p, q, k, v, o, lse, chain);
     int device = 0;
     (void)runtime::current_device(device);
     auto kernel = attention_kernel<Cfg>;

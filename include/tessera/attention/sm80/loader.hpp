@@ -18,6 +18,7 @@
 #include "tessera/arch/sm80/ldmatrix.hpp"  // smem_address
 #include "tessera/attention/problem.hpp"
 #include "tessera/attention/sm80/storage.hpp"
+#include "tessera/attention/tile_grid.hpp"
 #include "tessera/core/config.hpp"
 
 namespace tessera::attention::sm80 {
@@ -30,13 +31,7 @@ struct Loader {
   // The chunks of 8 columns the MMAs read: Q K^T's k extent (D rounded up to 16), V's columns.
   static constexpr int qk_chunks = (D + 15) / 16 * 2, v_chunks = Dv / 8;
 
-  struct Params {
-    E const* q;
-    E const* k;
-    E const* v;
-    Strides qs, ks, vs;
-    int q_len, k_len;
-  };
+  using Params = QkvTensors<E>;
 
   E const* q_head;  // row 0 of this tile's query head, key head
   E const* k_head;

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bench_util.hpp"
@@ -238,6 +239,10 @@ void BM_peer(benchmark::State& state) {
 template <class E, int D, int BKV, class Chain>
 using Ours = tessera::attention::Config<arch::Sm90, E, tessera::attention::HeadDim<D>, tessera::attention::BlockTile<D == 64 ? 192 : 128, BKV>,
                                         tessera::attention::Consumers<D == 64 ? 3 : 2>, tessera::attention::Stages<2>, Chain>;
+// Causal at head dim 64: two consumers (128 x 128) measured faster than three at 512 to 4k.
+template <class E, class Chain>
+using Ours64 = tessera::attention::Config<arch::Sm90, E, tessera::attention::HeadDim<64>, tessera::attention::BlockTile<128, 128>,
+                                          tessera::attention::Consumers<2>, tessera::attention::Stages<2>, Chain>;
 
 // The problem as attention::Problem, with shape()'s strides (Torch's causal mask is top-left; the
 // problems here have sq = sk, where both alignments agree).
@@ -259,12 +264,13 @@ tessera::attention::Problem ours(Problem const& p) {
   return q;
 }
 
+// `flops`: the work the row's rate counts (0: Problem::flops).
 template <class Cfg>
-void run_ours(benchmark::State& state, Problem& p) {
+void run_ours(benchmark::State& state, Problem& p, typename Cfg::Chain const& chain = {}, double flops = 0) {
   using E = typename Cfg::Element;
   Tensors& t = tensors(p);
   typename tessera::attention::Attention<Cfg>::Arguments args{ours(p), static_cast<E const*>(t.q), static_cast<E const*>(t.k),
-                                                              static_cast<E const*>(t.v), static_cast<E*>(t.o)};
+                                                              static_cast<E const*>(t.v), static_cast<E*>(t.o), nullptr, chain};
   if (Status const s = tessera::attention::Attention<Cfg>::can_implement(args); !s) return state.SkipWithError(s.message().c_str());
   std::size_t const o_bytes = std::size_t(bench::attention::shape(p, Operand::kO).elements) * 2;
   TESSERA_BENCH_CUDA(cudaMemset(t.o, 0xFF, o_bytes));
@@ -273,6 +279,102 @@ void run_ours(benchmark::State& state, Problem& p) {
   Fingerprint const fp = fingerprint(p, t.o);
   run_timed_queued(state, [&] { (void)tessera::attention::Attention<Cfg>{}.run(args); });
   counters(state, p, fp);
+  if (flops > 0) state.counters["TFLOP/s"] = benchmark::Counter(flops * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// The work of the blocks of keys Cfg's kernel computes for p under `chain` (every row of a tile
+// against every key of a visited block, clipped to the sequences): FlashAttention's count, 2 (d +
+// dv) a query-key pair, over the pairs computed rather than the pairs seen.
+template <class Cfg>
+double computed_flops(Problem const& p, typename Cfg::Chain const& chain) {
+  namespace at = tessera::attention;
+  double pairs = 0;
+  for (int q0 = 0; q0 < p.sq; q0 += Cfg::BQ) {
+    int const q1 = std::min(q0 + Cfg::BQ, p.sq);
+    at::BlockRange const r = at::block_range(chain, at::Block{0, 0, q0, q1, 0, p.sk, p.sq, p.sk}, Cfg::BKV);
+    for (int n = r.first; n < r.last; ++n) pairs += double(q1 - q0) * double(std::min((n + 1) * Cfg::BKV, p.sk) - n * Cfg::BKV);
+  }
+  return 2.0 * double(p.b) * double(p.h) * pairs * double(p.d + p.dv);
+}
+
+// {seqlen, stage}: head dim 128, 16 heads, non-causal, with one score stage: 0 a sliding window
+// of 1024 keys back (and none ahead), 1 a soft cap of 30, 2 ALiBi (slopes 2^-(h + 1) / 2). The
+// rate counts the blocks the kernel computes (computed_flops): next to attn_bf16/tessera's rate
+// at the same shape, it says what a stage costs on the work it does not skip.
+void BM_tessera_stage(benchmark::State& state) {
+  namespace at = tessera::attention;
+  Problem p;
+  p.sq = p.sk = int(state.range(0));
+  p.b = kTokens / p.sq;
+  using Window = at::ScoreChain<at::SlidingWindow<at::TopLeft>>;
+  using Capped = at::ScoreChain<at::Softcap>;
+  using Linear = at::ScoreChain<at::Alibi<at::TopLeft>>;
+  static float* slopes = [] {
+    float* d = nullptr;
+    std::vector<float> h(16);
+    for (int i = 0; i < 16; ++i) h[std::size_t(i)] = std::ldexp(1.0f, -(i + 1) / 2);
+    TESSERA_BENCH_CUDA(cudaMalloc(&d, h.size() * sizeof(float)));
+    TESSERA_BENCH_CUDA(cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
+    return d;
+  }();
+  switch (state.range(1)) {
+    case 0: {
+      Window const w{{1024, 0}};
+      return run_ours<Ours<bfloat16_t, 128, 176, Window>>(state, p, w, computed_flops<Ours<bfloat16_t, 128, 176, Window>>(p, w));
+    }
+    case 1: return run_ours<Ours<bfloat16_t, 128, 176, Capped>>(state, p, Capped{{30.0f}});
+    default: return run_ours<Ours<bfloat16_t, 128, 176, Linear>>(state, p, Linear{{slopes}});
+  }
+}
+// {hd, seqlen, causal}: our kernel in fp8 e4m3 (O in bf16, unit scales), the attn_bf16 grid's
+// shapes at hd 128 and 256; the peers have no fp8 path here, so the row stands beside
+// attn_bf16/tessera's.
+void BM_tessera_fp8(benchmark::State& state) {
+  namespace at = tessera::attention;
+  Problem p = mha<Dtype::kBf16, QkvLayout::kBSHD, false>(state);
+  using E8 = float8_e4m3_t;
+  std::size_t const n = std::size_t(p.b) * p.sq * p.h * p.d;
+  struct Buffers8 {
+    E8 *q = nullptr, *k = nullptr, *v = nullptr;
+    bfloat16_t* o = nullptr;
+    std::size_t n = 0;
+  };
+  static Buffers8 t;
+  if (t.n != n) {
+    for (void* d : {static_cast<void*>(t.q), static_cast<void*>(t.k), static_cast<void*>(t.v), static_cast<void*>(t.o)}) cudaFree(d);
+    TESSERA_BENCH_CUDA(cudaMalloc(&t.q, n));
+    TESSERA_BENCH_CUDA(cudaMalloc(&t.k, n));
+    TESSERA_BENCH_CUDA(cudaMalloc(&t.v, n));
+    TESSERA_BENCH_CUDA(cudaMalloc(&t.o, n * 2));
+    bench::fill_random(t.q, n, 1), bench::fill_random(t.k, n, 2), bench::fill_random(t.v, n, 3);
+    t.n = n;
+  }
+  auto const run = [&]<class Cfg>(Cfg*) {
+    typename at::Attention<Cfg>::Arguments args{at::Problem::dense(p.b, p.h, p.hk, p.sq, p.sk, p.d, at::Layout::kBSHD), t.q, t.k, t.v, t.o};
+    if (Status const s = at::Attention<Cfg>::can_implement(args); !s) return state.SkipWithError(s.message().c_str());
+    TESSERA_BENCH_CUDA(cudaMemset(t.o, 0xFF, n * 2));
+    (void)at::Attention<Cfg>{}.run(args);
+    TESSERA_BENCH_CUDA(cudaDeviceSynchronize());
+    Fingerprint const fp = fingerprint(p, t.o);
+    run_timed_queued(state, [&] { (void)at::Attention<Cfg>{}.run(args); });
+    counters(state, p, fp);
+  };
+  using Causal = at::ScoreChain<at::Causal<at::TopLeft>>;
+  auto const pick = [&]<int D>(std::integral_constant<int, D>) {
+    using Plain = at::Config<arch::Sm90, E8, at::HeadDim<D>, at::BlockTile<128, 128>, at::Consumers<2>, at::Stages<2>>;
+    using Masked = at::Config<arch::Sm90, E8, at::HeadDim<D>, at::BlockTile<128, 128>, at::Consumers<2>, at::Stages<2>, Causal>;
+    if (p.causal) run(static_cast<Masked*>(nullptr));
+    else run(static_cast<Plain*>(nullptr));
+  };
+  if (p.d == 256) pick(std::integral_constant<int, 256>{});
+  else pick(std::integral_constant<int, 128>{});
+}
+
+void stage_grid(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"seqlen", "stage"});
+  for (long stage : {0, 1, 2})
+    for (long s : {4096, 16384}) b->Args({s, stage});
+  timing(b);
 }
 
 // The library on the problem.
@@ -283,7 +385,7 @@ void BM_tessera(benchmark::State& state) {
   using None = tessera::attention::NoMask;
   bool const wide = p.causal ? p.sk >= 8192 : p.sk >= 1024;  // 128 x 176 at head dim 128
   auto const pick = [&]<class E>(E) {
-    if (p.d == 64) return p.causal ? run_ours<Ours<E, 64, 128, Causal>>(state, p) : run_ours<Ours<E, 64, 128, None>>(state, p);
+    if (p.d == 64) return p.causal ? run_ours<Ours64<E, Causal>>(state, p) : run_ours<Ours<E, 64, 128, None>>(state, p);
     if (p.d == 256) return p.causal ? run_ours<Ours<E, 256, 64, Causal>>(state, p) : run_ours<Ours<E, 256, 64, None>>(state, p);
     if (wide) return p.causal ? run_ours<Ours<E, 128, 176, Causal>>(state, p) : run_ours<Ours<E, 128, 176, None>>(state, p);
     return p.causal ? run_ours<Ours<E, 128, 128, Causal>>(state, p) : run_ours<Ours<E, 128, 128, None>>(state, p);
@@ -302,6 +404,8 @@ BENCHMARK(BM_peer<Peer::kCudnn, mha<Dtype::kBf16, QkvLayout::kBSHD, false>>)->Na
 BENCHMARK(BM_peer<Peer::kFlash2, mha<Dtype::kBf16, QkvLayout::kBSHD, false>>)->Name("attn_bf16/flash2")->Apply(all_dims);
 BENCHMARK(BM_peer<Peer::kCudnn, gqa>)->Name("attn_bf16_gqa32x8/cudnn")->Apply(gqa_grid);
 BENCHMARK(BM_peer<Peer::kFlash2, gqa>)->Name("attn_bf16_gqa32x8/flash2")->Apply(gqa_grid);
+BENCHMARK(BM_tessera_fp8)->Name("attn_fp8/tessera")->Apply([](benchmark::internal::Benchmark* b) { grid(b, {128, 256}); });
+BENCHMARK(BM_tessera_stage)->Name("attn_bf16_stage/tessera")->Apply(stage_grid);
 BENCHMARK(BM_tessera<varlen>)->Name("attn_bf16_varlen/tessera")->Apply(varlen_grid);
 BENCHMARK(BM_peer<Peer::kCudnn, varlen>)->Name("attn_bf16_varlen/cudnn")->Apply(varlen_grid);
 BENCHMARK(BM_peer<Peer::kFlash2, varlen>)->Name("attn_bf16_varlen/flash2")->Apply(varlen_grid);

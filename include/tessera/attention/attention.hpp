@@ -11,13 +11,14 @@
 //
 // The problem's semantics, layouts and LSE: attention/problem.hpp; the masks and score stages:
 // attention/masks.hpp, attention/score_chain.hpp; the kernels: attention/sm90/kernel.hpp (arch::Sm90)
-// and attention/sm80/kernel.hpp (arch::Sm80, Warps<W>; fixed lengths only so far), and under hipcc
-// attention/gfx9/kernel.hpp (arch::Gfx90a / arch::Gfx940, Warps<W>; compiled, not yet run on an AMD
-// GPU). Not yet (issue 33): fp8.
+// and attention/sm80/kernel.hpp (arch::Sm80, Warps<W>; 16-bit, fixed lengths), and under hipcc
+// attention/gfx9/kernel.hpp (arch::Gfx90a / arch::Gfx940, Warps<W>; 16-bit, fixed lengths; compiled,
+// not yet run on an AMD GPU).
 // tessera-header: gpu-runtime
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -55,9 +56,11 @@ class Attention {
     E const* q = nullptr;
     E const* k = nullptr;
     E const* v = nullptr;
-    E* o = nullptr;
+    typename Cfg::Output* o = nullptr;  // (fp8 Q, K, V: bfloat16_t)
     float* lse = nullptr;  // optional
     Chain chain{};         // the masks' and score stages' parameters
+    // fp8: the per-tensor scales (a value is its stored e4m3 times its tensor's scale); 1 otherwise.
+    float scale_q = 1.0f, scale_k = 1.0f, scale_v = 1.0f;
   };
 
   static std::size_t workspace_size(Arguments const&) { return 0; }
@@ -75,10 +78,22 @@ class Attention {
       return Status::invalid_argument("attention::Attention: q, k, v and o must be device pointers (one is null)");
     auto const misaligned = [](void const* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0; };
     bool strides_ok = true;
-    for (Strides const& st : {p.q, p.k, p.v, p.o}) strides_ok = strides_ok && st.seq % 8 == 0 && st.head % 8 == 0 && st.batch % 8 == 0;
+    auto const aligned = [](Strides const& st, std::int64_t n) { return st.seq % n == 0 && st.head % n == 0 && st.batch % n == 0; };
+    for (Strides const& st : {p.q, p.k, p.v}) strides_ok = strides_ok && aligned(st, 16 / std::int64_t(sizeof(E)));
+    strides_ok = strides_ok && aligned(p.o, 16 / std::int64_t(sizeof(typename Cfg::Output)));
     if (misaligned(a.q) || misaligned(a.k) || misaligned(a.v) || misaligned(a.o) || !strides_ok)
-      return Status::misaligned("attention::Attention: q, k, v and o must be 16-byte aligned and their strides multiples of 8 elements "
-                                "(16 bytes); allocate with cudaMalloc and pad the rows");
+      return Status::misaligned("attention::Attention: q, k, v and o must be 16-byte aligned and their strides whole 16 bytes (" +
+                                s(16 / std::int64_t(sizeof(E))) + " elements); allocate with cudaMalloc and pad the rows");
+    float const scales[3] = {a.scale_q, a.scale_k, a.scale_v};
+    for (float x : scales) {
+      if (!Cfg::fp8 && x != 1.0f)
+        return Status::invalid_argument("attention::Attention: scale_q, scale_k and scale_v are fp8's per-tensor scales; leave them 1 "
+                                        "for 16-bit tensors (the softmax scale is Problem::scale)");
+      if (!(std::isfinite(x) && x > 0.0f))
+        return Status::invalid_argument("attention::Attention: scale_q = " + std::to_string(a.scale_q) + ", scale_k = " +
+                                        std::to_string(a.scale_k) + ", scale_v = " + std::to_string(a.scale_v) +
+                                        " must be finite and positive");
+    }
 #if defined(TESSERA_HIP)
     return gfx9::Launch<Cfg>::can_implement(p);
 #else
@@ -131,7 +146,8 @@ class Attention {
     params.q_len = p.seqlen_q, params.k_len = p.seqlen_k;
     params.q_blocks = (p.seqlen_q + Cfg::BQ - 1) / Cfg::BQ;
     params.cu_q = p.cu_seqlens_q, params.cu_k = p.cu_seqlens_k, params.total_q = p.total_q;
-    params.scale = p.softmax_scale();
+    params.scale = p.softmax_scale() * a.scale_q * a.scale_k;
+    params.v_scale = a.scale_v;
     params.o_strides = p.o;
     params.o = a.o;
     params.lse = a.lse;

@@ -70,21 +70,28 @@ inline constexpr bool takes_turns = false;
 template <int C, bool Turns>
 inline constexpr bool takes_turns<Consumers<C, Turns>> = Turns;
 
-// Workers_: Consumers<C> (arch::Sm90) or Warps<W> (arch::Sm80).
+// Workers_: Consumers<C> (arch::Sm90) or Warps<W> (arch::Sm80, arch::Gfx90a / arch::Gfx940).
 template <class Arch_, class Element_, class HeadDim_, class Tile_, class Workers_, class Stages_, class Chain_ = NoMask>
 struct Config {
   using Arch = Arch_;
-  using Element = Element_;
+  using Element = Element_;  // Q, K and V
   using Chain = Chain_;
   static constexpr bool sm80 = std::is_same_v<Arch, arch::Sm80>, sm90 = std::is_same_v<Arch, arch::Sm90>;
   static constexpr bool gfx9 = std::is_same_v<Arch, arch::Gfx90a> || std::is_same_v<Arch, arch::Gfx940>;
   static constexpr bool sm80_ok = sm80 && is_warps<Workers_>, sm90_ok = sm90 && is_consumers<Workers_>;
   static constexpr bool gfx9_ok = gfx9 && is_warps<Workers_>;
+  // fp8 (float8_e4m3_t Q, K, V with per-tensor scales; O in bfloat16_t): P V runs in 8 bits on a
+  // V^T the producer writes (attention/sm90/transpose_v.hpp), P scaled by 2^8 (FlashAttention-3's
+  // offset: e4m3's range, not its subnormals).
+  static constexpr bool fp8 = std::is_same_v<Element, float8_e4m3_t>;
+  using Output = std::conditional_t<fp8, bfloat16_t, Element>;  // O
   static constexpr int D = HeadDim_::qk, Dv = HeadDim_::v, BQ = Tile_::q, BKV = Tile_::kv;
-  // The head dimensions as the kernels hold them: whole 128-byte swizzle spans of 64 columns (the
-  // loads fill the columns past D and Dv with zeros: they add nothing to Q K^T, and O's columns
-  // past Dv are not stored). S's k-steps stop at D; P V computes O's Dvp columns (sm80: Dv).
-  static constexpr int Dp = (D + 63) / 64 * 64, Dvp = (Dv + 63) / 64 * 64;
+  // The head dimensions as the kernels hold them (the sm80 and gfx9 kernels: 16-bit spans): whole 128-byte swizzle spans (64 16-bit
+  // or 128 8-bit columns; TMA fills the columns past D and Dv with zeros: they add nothing to
+  // Q K^T, and O's columns past Dv are not stored). S's k-steps stop at D; P V computes O's Dvp
+  // columns.
+  static constexpr int span = fp8 ? 128 : 64;
+  static constexpr int Dp = (D + span - 1) / span * span, Dvp = (Dv + 63) / 64 * 64;
   static constexpr int consumers = sm90_ok ? Workers_::value : 0, stages = Stages_::value;
   static constexpr bool turns = takes_turns<Workers_>;
   static constexpr int warps = sm80_ok || gfx9_ok ? Workers_::value : 4 * (consumers + 1);  // of 32 threads; gfx9: 64
@@ -93,13 +100,20 @@ struct Config {
   // of a block launched with `threads` threads). Consumers hold S (BKV / 2 floats), P (BKV / 4
   // words) and O (Dv / 2 floats) at once: 196 at 128 x 176 and head dim 128, where 240 measured
   // 1.5% faster than 232; 232 elsewhere (at head dim 256, 240 measured 7% slower).
-  static constexpr int consumer_registers = consumers == 3 ? 160 : BKV > 128 && Dvp <= 128 ? 240 : 232;
-  static constexpr int producer_registers = consumers == 3 ? 32 : consumer_registers == 240 ? 24 : 40;
+  // fp8: 56 / 224, the producer's threads transposing V.
+  static constexpr int consumer_registers = consumers == 3 ? 160 : fp8 ? 224 : BKV > 128 && Dvp <= 128 ? 240 : 232;
+  static constexpr int producer_registers = consumers == 3 ? 32 : fp8 ? 56 : consumer_registers == 240 ? 24 : 40;
 
   static_assert(sm80 || sm90 || gfx9, "attention::Config: the attention kernels run on arch::Sm80 (mma.sync; sm_80 and later), "
                                       "arch::Sm90 (Hopper) or arch::Gfx90a / arch::Gfx940 (MFMA); use one of those");
-  static_assert(std::is_same_v<Element, bfloat16_t> || std::is_same_v<Element, half_t>,
-                "attention::Config: Q, K, V and O are bfloat16_t or half_t (float softmax and accumulation); use one of those");
+  static_assert(std::is_same_v<Element, bfloat16_t> || std::is_same_v<Element, half_t> || fp8,
+                "attention::Config: Q, K, V and O are bfloat16_t or half_t (float softmax and accumulation), or Q, K and V "
+                "float8_e4m3_t with O bfloat16_t; use one of those");
+  static_assert(!fp8 || sm90, "attention::Config: fp8 attention is the Hopper kernel's; use arch::Sm90, or bfloat16_t / half_t");
+  static_assert(!fp8 || !sm90 || (D % 16 == 0 && Dv % 128 == 0 && BKV % 128 == 0),
+                "attention::Config: fp8 attention takes head dimensions D a multiple of 16 and Dv of 128 (V^T's transposition works "
+                "on 128-byte rows) and blocks of 128 or 256 keys (P V's 32-key steps on 128-byte rows of V^T); use HeadDim<128> or "
+                "<256> and BlockTile<128, 128>");
   static_assert(D % 8 == 0 && Dv % 8 == 0 && D >= 8 && Dv >= 8 && D <= 256 && Dv <= 256,
                 "attention::Config: head dimensions are multiples of 8 (16-byte rows) from 8 to 256; use HeadDim<D, Dv> with such D and "
                 "Dv (pad others with zeros: the scores do not change)");
@@ -116,6 +130,7 @@ struct Config {
   static_assert(!sm90_ok || (consumers >= 1 && consumers <= 3 && BQ == 64 * consumers),
                 "attention::Config: each consumer warpgroup owns 64 query rows; use BlockTile<64 * C, ...> with Consumers<C>, C = 1, 2 or 3");
   static_assert(!sm90_ok || !turns || consumers == 2, "attention::Config: turns are taken between two consumers; use Consumers<2, true> or no turns");
+  static_assert(!sm90_ok || !fp8 || consumers == 2, "attention::Config: fp8 attention runs on two consumers; use Consumers<2>");
   static_assert(!sm90_ok || consumers < 3 || BKV / 2 + BKV / 4 + Dvp / 2 <= 128,
                 "attention::Config: three consumers have 160 registers a thread, too few for S, P and O of this BlockTile and head "
                 "dimension; use BlockTile<192, 128> at head dimension 64, or two consumers");
@@ -144,8 +159,14 @@ struct Config {
   // sm80: Q and the K and V ring (attention/sm80/storage.hpp), both in whole spans of 64 columns;
   // gfx9: two buffers of K and Vᵀ (Q passes through the second before the first block).
   static constexpr int q_bytes = BQ * Dp * int(sizeof(Element));
-  static constexpr int k_bytes = BKV * Dp * int(sizeof(Element)), v_bytes = BKV * Dvp * int(sizeof(Element));
+  // (fp8: V as loaded, and V^T.)
+  static constexpr int k_bytes = BKV * Dp * int(sizeof(Element)), v_bytes = (fp8 ? 2 : 1) * BKV * Dvp * int(sizeof(Element));
   static constexpr int smem_bytes = gfx9 ? 2 * (k_bytes + v_bytes) : q_bytes + stages * (k_bytes + v_bytes) + (sm80 ? 0 : 1024);
+  // Q's stages: two where they fit (the next tile's Q loads during this tile), else one.
+  static constexpr int q_stages = smem_bytes + q_bytes <= 227 * 1024 ? 2 : 1;
+  static_assert(!sm80_ok || smem_bytes <= arch::Sm80::max_smem_per_block,
+                "attention::Config: Q and the K and V ring pass the 163 KB of shared memory an sm_80 block has; use fewer Stages or a "
+                "smaller BlockTile");
   static_assert(!gfx9_ok || smem_bytes <= 64 * 1024,
                 "attention::Config: two buffers of K and V pass the 64 KB of LDS a workgroup has; use a smaller BlockTile (64 x 32 with "
                 "Warps<2> at head dimension 256)");
@@ -155,9 +176,6 @@ struct Config {
   static_assert(!sm90_ok || smem_bytes <= 227 * 1024,
                 "attention::Config: Q and the K and V rings pass the 227 KB of shared memory a block has; use fewer Stages or a smaller "
                 "BlockTile");
-  static_assert(!sm80_ok || smem_bytes <= arch::Sm80::max_smem_per_block,
-                "attention::Config: Q and the K and V ring pass the 163 KB of shared memory an sm_80 block has; use fewer Stages or a "
-                "smaller BlockTile");
 };
 
 }  // namespace tessera::attention

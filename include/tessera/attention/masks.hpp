@@ -41,7 +41,7 @@ inline constexpr int kMaxWindow = 1 << 30;
 template <class Align = TopLeft>
 struct SlidingWindow {
   int left = -1, right = -1;  // keys before and after the aligned position (< 0: unbounded)
-  static constexpr bool masks = true, modifies = false;
+  static constexpr bool masks = true, modifies = false, exact_keys = true;
 
   Status check() const {
     if (left > kMaxWindow || right > kMaxWindow)
@@ -72,7 +72,7 @@ struct SlidingWindow {
 
 template <class Align = TopLeft>
 struct Causal {
-  static constexpr bool masks = true, modifies = false;
+  static constexpr bool masks = true, modifies = false, exact_keys = true;
   TESSERA_HD float score(float x, Coord const& c) const { return SlidingWindow<Align>{-1, 0}.score(x, c); }
   TESSERA_HD BlockKind block(Block const& b) const { return SlidingWindow<Align>{-1, 0}.block(b); }
   TESSERA_HD KeyRange keys(Block const& b) const { return SlidingWindow<Align>{-1, 0}.keys(b); }

@@ -17,6 +17,9 @@
 //                                                         // default all of [0, k_len)
 //   static constexpr bool masks = ...;                    // may return -infinity (default true)
 //   static constexpr bool modifies = ...;                 // changes finite scores (default true)
+//   static constexpr bool exact_keys = ...;               // keys() of a block of one query is
+//                                                         // exactly the keys it sees, one run
+//                                                         // (default false)
 //   Status check() const;                                 // host: what is wrong with its parameters
 //                                                         // (Attention::can_implement asks)
 // A stage that neither modifies scores nor masks the scores of a block kFull costs nothing there:
@@ -52,6 +55,11 @@ inline constexpr bool stage_modifies = [] {
   else return true;
 }();
 template <class S>
+inline constexpr bool stage_exact_keys = [] {
+  if constexpr (requires { { S::exact_keys } -> std::convertible_to<bool>; }) return bool(S::exact_keys);
+  else return false;
+}();
+template <class S>
 TESSERA_HD constexpr BlockKind stage_block(S const& s, Block const& b) {
   if constexpr (requires { { s.block(b) } -> std::convertible_to<BlockKind>; }) return s.block(b);
   else return stage_masks<S> ? BlockKind::kPartial : BlockKind::kFull;
@@ -84,6 +92,10 @@ struct ScoreChain {
   static constexpr bool modifies = (stage_modifies<Stages> || ...);
   // Whether any stage limits the keys (then tiles differ in work: attention/tile_order.hpp).
   static constexpr bool limits_keys = (stage_limits_keys<Stages> || ...);
+  // Whether keys() of a one-query block is exactly what the chain lets that query see: no stage
+  // changes scores and every stage that masks says its keys() are exact (a kernel then masks a
+  // row by the ends of its run of keys, without calling score()).
+  static constexpr bool exact_keys = sizeof...(Stages) > 0 && !modifies && ((!stage_masks<Stages> || stage_exact_keys<Stages>) && ...);
 
   // The score after every stage, in order.
   TESSERA_HD float score(float x, Coord const& c) const {

@@ -61,8 +61,10 @@ struct OnlineSoftmax {
                      // scores already in natural units (after a chain that modifies them)
   RowArray max;      // m: the running maximum of s scale_log2 per row (-inf: nothing seen yet)
   RowArray sum;      // l: this thread's part of the running sum of p per row
+  float offset;      // p = 2^(s c - m + offset): 8 for fp8 P (FlashAttention-3's: values up to 256,
+                     // e4m3's range rather than its subnormals), 0 otherwise; O / l is unchanged
 
-  TESSERA_HD explicit OnlineSoftmax(float scale_log2_) : scale_log2(scale_log2_) {
+  TESSERA_HD explicit OnlineSoftmax(float scale_log2_, float offset_ = 0.0f) : scale_log2(scale_log2_), offset(offset_) {
     TESSERA_UNROLL
     for (int r = 0; r < Rows; ++r) max[r] = -__builtin_inff(), sum[r] = 0.0f;
   }
@@ -81,7 +83,7 @@ struct OnlineSoftmax {
       float const safe = m == -__builtin_inff() ? 0.0f : m;
       factor[r] = exp2_fast(max[r] - safe);
       max[r] = m;
-      bias[r] = safe;
+      bias[r] = safe - offset;
       sum[r] *= factor[r];
     }
     tile::transform_rows(s, [&](float x, int r) { return exp2_fast(x * scale_log2 - bias[r]); });
@@ -101,7 +103,7 @@ struct OnlineSoftmax {
     for (int r = 0; r < Rows; ++r) {
       bool const empty = total[r] == 0.0f || max[r] == -__builtin_inff();
       out.inverse[r] = empty ? 0.0f : 1.0f / total[r];
-      out.lse[r] = empty ? -__builtin_inff() : (max[r] + log2f(total[r])) / kLog2e;
+      out.lse[r] = empty ? -__builtin_inff() : (max[r] + log2f(total[r]) - offset) / kLog2e;
     }
     return out;
   }

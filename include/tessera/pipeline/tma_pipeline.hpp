@@ -56,6 +56,14 @@ class TmaPipeline {
     return full(s);
   }
 
+  // A producer that writes the stage with its own threads instead of TMA (every writing thread
+  // waits): the stage is free.
+  TESSERA_DEVICE void producer_wait(int pos) const {
+    if (pos >= Stages) arch::mbarrier_wait(empty(pos % Stages), ((pos / Stages) - 1) & 1);
+  }
+  // ... and, once every thread's writes are done and made visible to the async proxy
+  // (arch::sm90::fence_proxy_async_shared, then a barrier of the writers), one thread announces it.
+  TESSERA_DEVICE void producer_commit(int pos) const { arch::mbarrier_arrive(full(pos % Stages)); }
   // A consumer: waits until position pos's stage is full.
   TESSERA_DEVICE void consumer_wait(int pos) const { arch::mbarrier_wait(full(pos % Stages), (pos / Stages) & 1); }
 

@@ -15,13 +15,15 @@
 
 namespace tessera::pipeline {
 
-// Named barrier ids (bar.sync): 0 is __syncthreads' and 1 is left to the block; consumer c syncs
-// its 128 threads on kFirstConsumer + c.
-enum class NamedBarrier : int { kBlock = 0, kFirstConsumer = 2 };
+// Named barrier ids (bar.sync): 0 is __syncthreads', the producer warpgroup's 128 threads sync on
+// kProducer where they all work (attention's fp8 V^T), consumer c its 128 threads on
+// kFirstConsumer + c.
+enum class NamedBarrier : int { kBlock = 0, kProducer = 1, kFirstConsumer = 2 };
 
 TESSERA_DEVICE inline void consumer_barrier(int consumer) {
   arch::sm90::named_barrier_sync(int(NamedBarrier::kFirstConsumer) + consumer, 128);
 }
+TESSERA_DEVICE inline void producer_barrier() { arch::sm90::named_barrier_sync(int(NamedBarrier::kProducer), 128); }
 
 // Warpgroup 0 runs produce() with ProducerRegisters, the others consume(warpgroup - 1) with
 // ConsumerRegisters. Each role is one branch, as setmaxnreg requires.

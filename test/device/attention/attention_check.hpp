@@ -7,8 +7,8 @@
 //   test::run_varlen<Cfg>(heads, heads_kv, {lengths of Q}, {lengths of K});   // packed, cu_seqlens
 //
 // Tolerances: O within 2^-7 of (|o| + the sum of p |v|) -- P is rounded to 16 bits on its way to
-// the tensor cores -- and LSE within 2^-10 (1 + |lse|); a reference LSE of -inf (a query that sees
-// no key) wants exactly -inf, and its O is 0.
+// the tensor cores; 2^-4 for fp8 -- and LSE within 2^-10 (1 + |lse|); a reference LSE of -inf (a
+// query that sees no key) wants exactly -inf, and its O is 0.
 #pragma once
 
 #include <algorithm>
@@ -23,23 +23,30 @@
 
 namespace tessera::test {
 
-template <class T>
-std::vector<T> random_tensor(std::size_t n, unsigned seed) {
+// A random normal tensor stored in E (as x / scale: fp8's per-tensor scale) and the values it
+// stands for (stored times scale), which the reference reads.
+template <class E>
+struct Tensor {
+  std::vector<E> stored;
+  std::vector<float> value;
+};
+template <class E>
+Tensor<E> random_tensor(std::size_t n, unsigned seed, float scale = 1.0f) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<T> v(n);
-  for (auto& x : v) x = T(normal(rng));
-  return v;
-}
-
-inline attention::Problem dense(int b, int h, int hk, int sq, int sk, int d, attention::Layout layout = attention::Layout::kBSHD,
-                                int dv = 0) {
-  return attention::Problem::dense(b, h, hk, sq, sk, d, layout, dv);
+  Tensor<E> t{std::vector<E>(n), std::vector<float>(n)};
+  for (std::size_t i = 0; i < n; ++i) {
+    t.stored[i] = E(normal(rng) / scale);
+    t.value[i] = float(t.stored[i]) * scale;
+  }
+  return t;
 }
 
 // Runs p (packed tensors) with the chain `dev` (its host twin `host` for the reference); returns the
-// worst |error| / tolerance over O and LSE. Variable lengths: p's cu_seqlens are device copies of
-// cu_q and cu_k.
+// worst |error| / tolerance over O and LSE: O within 2^-7 of (|o| + the sum of p |v|) -- P is
+// rounded to 16 bits on its way to the tensor cores; 2^-4 for fp8, whose P has 3 mantissa bits --
+// and LSE within 2^-10 (1 + |lse|). Variable lengths: p's cu_seqlens are device copies of cu_q and
+// cu_k. fp8: Q, K and V stored with the scales 1/2, 4 and 1/8 (Arguments::scale_q ...).
 template <class Cfg>
 double run_attention(attention::Problem const& p, typename Cfg::Chain const& dev = {}, typename Cfg::Chain const& host = {},
                      std::vector<int> const& cu_q = {}, std::vector<int> const& cu_k = {}) {
@@ -48,11 +55,14 @@ double run_attention(attention::Problem const& p, typename Cfg::Chain const& dev
   std::size_t const nq = rows_q * p.heads * p.head_dim, nk = rows_k * p.heads_kv * p.head_dim;
   std::size_t const nv = rows_k * p.heads_kv * p.head_dim_v, no = rows_q * p.heads * p.head_dim_v;
   using E = typename Cfg::Element;
-  auto const q = random_tensor<E>(std::max<std::size_t>(nq, 1), 1), k = random_tensor<E>(std::max<std::size_t>(nk, 1), 2),
-             v = random_tensor<E>(std::max<std::size_t>(nv, 1), 3);
-  DeviceBuffer<E> dq(q), dk(k), dv(v), dout(std::max<std::size_t>(no, 1));
+  constexpr bool fp8 = Cfg::fp8;
+  float const sq = fp8 ? 0.5f : 1.0f, sk = fp8 ? 4.0f : 1.0f, sv = fp8 ? 0.125f : 1.0f;
+  auto const q = random_tensor<E>(std::max<std::size_t>(nq, 1), 1, sq), k = random_tensor<E>(std::max<std::size_t>(nk, 1), 2, sk),
+             v = random_tensor<E>(std::max<std::size_t>(nv, 1), 3, sv);
+  DeviceBuffer<E> dq(q.stored), dk(k.stored), dv(v.stored);
+  DeviceBuffer<typename Cfg::Output> dout(std::max<std::size_t>(no, 1));
   DeviceBuffer<float> dlse(std::max<std::size_t>(rows_q * p.heads, 1));
-  typename attention::Attention<Cfg>::Arguments args{p, dq.get(), dk.get(), dv.get(), dout.get(), dlse.get(), dev};
+  typename attention::Attention<Cfg>::Arguments args{p, dq.get(), dk.get(), dv.get(), dout.get(), dlse.get(), dev, sq, sk, sv};
   Status const s = attention::Attention<Cfg>{}.run(args);
   INFO(s.message());
   REQUIRE(s.ok());
@@ -60,11 +70,11 @@ double run_attention(attention::Problem const& p, typename Cfg::Chain const& dev
   auto const got = dout.to_host();
   auto const lse = dlse.to_host();
   auto const l = attention_lengths(p, cu_q, cu_k);
-  auto const ref = attention_reference(p, l, q.data(), k.data(), v.data(), host, no);
+  auto const ref = attention_reference(p, l, q.value.data(), k.value.data(), v.value.data(), host, no);
   double worst = 0;
   int bad = 0;
   for (std::size_t i = 0; i < no; ++i) {
-    double const tol = std::ldexp(std::fabs(ref.o[i]) + ref.mag[i], -7) + 1e-6;
+    double const tol = std::ldexp(std::fabs(ref.o[i]) + ref.mag[i], fp8 ? -4 : -7) + 1e-6;
     double const e = std::fabs(double(got[i].to_float()) - ref.o[i]) / tol;
     if (!(e <= 1.0) && ++bad <= 5) UNSCOPED_INFO("O[" << i << "] = " << got[i].to_float() << ", want " << ref.o[i]);
     worst = std::max(worst, std::isnan(e) ? 1e30 : e);
@@ -82,6 +92,11 @@ double run_attention(attention::Problem const& p, typename Cfg::Chain const& dev
   return worst;
 }
 
+inline attention::Problem dense(int b, int h, int hk, int sq, int sk, int d, attention::Layout layout = attention::Layout::kBSHD,
+                                int dv = 0) {
+  return attention::Problem::dense(b, h, hk, sq, sk, d, layout, dv);
+}
+
 // Packed sequences of lengths lq[i] (queries) and lk[i] (keys), BSHD, through run_attention.
 template <class Cfg>
 void run_varlen(int heads, int heads_kv, std::vector<int> const& lq, std::vector<int> const& lk, typename Cfg::Chain const& dev = {},
@@ -95,7 +110,7 @@ void run_varlen(int heads, int heads_kv, std::vector<int> const& lq, std::vector
   run_attention<Cfg>(p, dev, host, cu_q, cu_k);
 }
 
-// A stage of the tests' own: documents of 100 tokens that see only themselves.
+// A stage of the test's own: documents of 100 tokens that see only themselves.
 struct SameDocument {
   TESSERA_HD float score(float x, attention::Coord const& c) const { return c.q / 100 == c.k / 100 ? x : -__builtin_inff(); }
   static constexpr bool modifies = false;

@@ -3,8 +3,8 @@
 // 3, 113, 127..129, 1023 and sq != sk both ways, zero keys; GQA and MQA; BSHD and BHSD; head
 // dims 64, 128, 256, (192, 128) and multiples of 8 from 8 to 248; tiles of 128 x 176 and three
 // consumers, turns, fp16, both longest-first orders of causal tiles; variable lengths with empty
-// and length-1 sequences; every mask and score stage, chained and one of the test's own (rows that
-// see no key: O = 0, LSE = -inf); the refusals.
+// and length-1 sequences; fp8 with per-tensor scales; every mask and score stage, chained and one of
+// the test's own (rows that see no key: O = 0, LSE = -inf); the refusals.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -121,6 +121,21 @@ TEST_CASE("attention sm90: variable lengths, empty and length-1 sequences", "[gp
   std::vector<int> many_q, many_k;
   for (int i = 0; i < 300; ++i) many_q.push_back(1 + i * 37 % 190), many_k.push_back(1 + i * 53 % 250);
   run_varlen<Cfg90<128, 128, 128, Causal>>(2, 2, many_q, many_k);
+}
+
+TEST_CASE("attention sm90: fp8 e4m3 with per-tensor scales", "[gpu][attention][sm90]") {
+  test::require_gpu();
+  using Causal = ScoreChain<attention::Causal<BottomRight>>;
+  using E8 = float8_e4m3_t;
+  // Few keys (a wrong order of V^T's keys would show against O's size) and many; causal rows see
+  // 1 to all keys; GQA; BHSD; head dim 256; no keys; variable lengths.
+  run_attention<Cfg90<128, 128, 128, NoMask, Consumers<2>, E8>>(dense(2, 2, 2, 100, 40, 128));
+  run_attention<Cfg90<128, 128, 128, NoMask, Consumers<2>, E8>>(dense(1, 4, 2, 300, 1100, 128, attention::Layout::kBHSD));
+  run_attention<Cfg90<128, 128, 128, Causal, Consumers<2>, E8>>(dense(1, 2, 1, 257, 257, 128));
+  run_attention<Cfg90<256, 256, 128, Causal, Consumers<2>, E8>>(dense(1, 2, 2, 200, 333, 256));
+  run_attention<Cfg90<64, 128, 128, NoMask, Consumers<2>, E8>>(dense(1, 2, 2, 129, 200, 64, attention::Layout::kBSHD, 128));
+  run_attention<Cfg90<128, 128, 128, NoMask, Consumers<2>, E8>>(dense(1, 2, 2, 64, 0, 128));
+  run_varlen<Cfg90<128, 128, 128, Causal, Consumers<2>, E8>>(2, 2, {1, 77, 300, 0}, {5, 77, 200, 3});
 }
 
 TEST_CASE("attention sm90: refusals name the fix and launch nothing", "[gpu][attention][sm90]") {

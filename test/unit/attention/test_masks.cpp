@@ -127,3 +127,36 @@ TEST_CASE("attention score chains: parameters checked on the host, with the fix"
   CHECK(ScoreChain<Own, Softcap>{{}, {5.0f}}.check().ok());
   CHECK(NoMask{}.check().ok());
 }
+
+namespace {
+struct SevenTokenDocuments {  // a mask of one's own: not declared exact
+  TESSERA_HD float score(float x, Coord const& c) const { return c.q / 7 == c.k / 7 ? x : -INFINITY; }
+  static constexpr bool modifies = false;
+};
+}  // namespace
+
+// Chains whose keys() are exact: for every query, the keys whose score stays finite are exactly
+// the run keys() of the query alone gives (the kernel masks rows by that run's ends).
+TEST_CASE("attention score chains: exact key runs", "[attention][masks]") {
+  auto const check_exact = [](auto const& chain, int q_len, int k_len) {
+    for (int q = 0; q < q_len; ++q) {
+      KeyRange const r = chain.keys(Block{0, 0, q, q + 1, 0, k_len, q_len, k_len});
+      for (int k = 0; k < k_len; ++k) {
+        bool const seen = std::isfinite(chain.score(1.0f, Coord{0, 0, q, k, q_len, k_len}));
+        INFO("q " << q << " k " << k << " of " << q_len << " x " << k_len << ", run [" << r.lo << ", " << r.hi << ")");
+        REQUIRE(seen == (k >= r.lo && k < r.hi));
+      }
+    }
+  };
+  STATIC_REQUIRE(ScoreChain<Causal<BottomRight>>::exact_keys);
+  STATIC_REQUIRE(ScoreChain<SlidingWindow<TopLeft>, Causal<TopLeft>>::exact_keys);
+  STATIC_REQUIRE_FALSE(ScoreChain<Softcap, Causal<TopLeft>>::exact_keys);  // changes scores
+  STATIC_REQUIRE_FALSE(NoMask::exact_keys);
+  STATIC_REQUIRE_FALSE(ScoreChain<SevenTokenDocuments>::exact_keys);
+  for (auto [q_len, k_len] : {std::pair{1, 1}, {7, 19}, {19, 7}, {33, 33}, {5, 0}}) {
+    check_exact(ScoreChain<Causal<TopLeft>>{}, q_len, k_len);
+    check_exact(ScoreChain<Causal<BottomRight>>{}, q_len, k_len);
+    for (auto [left, right] : {std::pair{-1, -1}, {0, 0}, {3, -1}, {-1, 2}, {4, 6}, {100, 1}})
+      check_exact(ScoreChain<SlidingWindow<BottomRight>, Causal<TopLeft>>{{left, right}, {}}, q_len, k_len);
+  }
+}

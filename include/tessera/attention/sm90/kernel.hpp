@@ -18,6 +18,7 @@
 #include "tessera/attention/sm90/loader.hpp"
 #include "tessera/attention/sm90/mainloop.hpp"
 #include "tessera/attention/sm90/storage.hpp"
+#include "tessera/attention/sm90/transpose_v.hpp"
 #include "tessera/attention/tile_order.hpp"
 #include "tessera/pipeline/turns.hpp"
 #include "tessera/pipeline/warp_specialized.hpp"
@@ -26,13 +27,13 @@ namespace tessera::attention::sm90 {
 
 template <class Cfg>
 struct Params {
-  using E = typename Cfg::Element;
   typename Loader<Cfg>::Params load;
   typename Cfg::Chain chain;
   int batch, heads, group, q_len, k_len, q_blocks;  // (variable lengths: the longest sequences')
-  float scale;                                      // the softmax scale
+  float scale;                                      // the scores': the softmax scale (fp8: times Q's and K's scales)
+  float v_scale = 1.0f;                             // fp8: V's scale
   Strides o_strides;
-  E* o;
+  typename Cfg::Output* o;
   float* lse;                                       // null: not written
   int const *cu_q = nullptr, *cu_k = nullptr;       // variable lengths: batch + 1 offsets each
   std::int64_t total_q = 0;                         // variable lengths: Q's tokens (LSE's row)
@@ -67,8 +68,11 @@ struct Kernel {
       Loader<Cfg>::prefetch(p.load);
       kp.init(Consumers);
       vp.init(Consumers);
-      arch::mbarrier_init(arch::smem_address(&s.q_full), 1);
-      arch::mbarrier_init(arch::smem_address(&s.q_empty), Consumers);
+      if constexpr (Cfg::fp8) typename S::Pipe(s.v.raw_barriers).init(1);  // freed by the producer
+      for (int i = 0; i < S::QStages; ++i) {
+        arch::mbarrier_init(arch::smem_address(&s.q_full[i]), 1);
+        arch::mbarrier_init(arch::smem_address(&s.q_empty[i]), Consumers);
+      }
       if constexpr (Cfg::turns) pipeline::Turns(s.turns).init(4);
       arch::fence_mbarrier_init();
     }
@@ -76,12 +80,14 @@ struct Kernel {
     pipeline::run_roles<Cfg::producer_registers, Cfg::consumer_registers>(tid / 128, [&] { produce(p, s, tid); }, [&](int c) { consume(p, s, c, tid % 128); });
   }
 
+  // Thread 0 loads; with fp8 every producer thread also transposes each stage of V (V lands a
+  // block ahead of its transposition: load_v's position runs one ahead of pos then).
   TESSERA_DEVICE static void produce(Params<Cfg> const& p, S& s, int tid) {
-    if (tid != 0) return;
+    if (!Cfg::fp8 && tid != 0) return;
     typename S::Pipe const kp(s.k_barriers), vp(s.v_barriers);
-    std::uint32_t const q_full = arch::smem_address(&s.q_full), q_empty = arch::smem_address(&s.q_empty);
-    // Q's phases count the tiles that have keys (iq): a tile without any loads nothing, and its
-    // consumers wait for nothing (its O is 0).
+    // Q's stages and phases count the tiles that have keys (iq): a tile without any loads nothing,
+    // and its consumers wait for nothing (its O is 0). With two Q stages (Config::q_stages), the
+    // next tile's Q loads while this one runs.
     int pos = 0, iq = 0;
     TileOrder const order = p.order();
     TileOrder::Cursor at;
@@ -89,22 +95,39 @@ struct Kernel {
       TileInfo const t = tile(p, at.tile);
       BlockRange const r = range(p, t);
       if (r.size() == 0) continue;
-      if (iq > 0) arch::mbarrier_wait(q_empty, std::uint32_t((iq - 1) & 1));  // the last tile's Q is read
+      if (tid == 0) {
+        int const qs = iq % S::QStages;
+        std::uint32_t const q_full = arch::smem_address(&s.q_full[qs]);
+        if (iq >= S::QStages) arch::mbarrier_wait(arch::smem_address(&s.q_empty[qs]), std::uint32_t((iq / S::QStages - 1) & 1));
+        arch::mbarrier_arrive_expect_tx(q_full, S::q_bytes);
+        Loader<Cfg>::load_q(s, p.load, qs, q_full, t.mb, t.h, t.q_start + t.q0);
+      }
       ++iq;
-      arch::mbarrier_arrive_expect_tx(q_full, S::q_bytes);
-      Loader<Cfg>::load_q(s, p.load, q_full, t.mb, t.h, t.q_start + t.q0);
       auto const load_k = [&](int n, int i) {
         Loader<Cfg>::load_k(s, p.load, i % Stages, kp.producer_acquire(i, S::k_bytes), t.mb, t.hk, t.k_start + n * BKV);
       };
       auto const load_v = [&](int n, int i) {
-        Loader<Cfg>::load_v(s, p.load, i % Stages, vp.producer_acquire(i, S::v_bytes), t.mb, t.hk, t.k_start + n * BKV);
+        std::uint64_t* const bars = [&] {
+          if constexpr (Cfg::fp8) return s.v.raw_barriers;  // (V^T's are the transposition's)
+          else return s.v_barriers;
+        }();
+        Loader<Cfg>::load_v(s, p.load, i % Stages, typename S::Pipe(bars).producer_acquire(i, S::v_bytes), t.mb, t.hk, t.k_start + n * BKV);
       };
-      load_k(r.first, pos);
-      for (int n = r.first + 1; n < r.last; ++n, ++pos) {
-        load_k(n, pos + 1);
-        load_v(n - 1, pos);
+      if constexpr (Cfg::fp8) {
+        if (tid == 0) load_k(r.first, pos), load_v(r.first, pos);
+        for (int n = r.first + 1; n < r.last; ++n, ++pos) {
+          if (tid == 0) load_k(n, pos + 1), load_v(n, pos + 1);
+          TransposeV<Cfg>::run(s, pos, tid);
+        }
+        TransposeV<Cfg>::run(s, pos++, tid);
+      } else {
+        load_k(r.first, pos);
+        for (int n = r.first + 1; n < r.last; ++n, ++pos) {
+          load_k(n, pos + 1);
+          load_v(n - 1, pos);
+        }
+        load_v(r.last - 1, pos++);
       }
-      load_v(r.last - 1, pos++);
     }
   }
 
@@ -119,10 +142,11 @@ struct Kernel {
       TileInfo const t = tile(p, at.tile);
       BlockRange const r = range(p, t);
       typename Main::OAcc o;
-      typename Main::Softmax sm(scale_log2);
+      typename Main::Softmax sm(scale_log2, Cfg::fp8 ? 8.0f : 0.0f);
       if (r.size() > 0) {
-        arch::mbarrier_wait(arch::smem_address(&s.q_full), std::uint32_t(iq++ & 1));
-        Main::run(s, p.chain, p.scale, t, r, pos, c, thread, o, sm, turn);
+        int const qs = iq % S::QStages;
+        arch::mbarrier_wait(arch::smem_address(&s.q_full[qs]), std::uint32_t((iq++ / S::QStages) & 1));
+        Main::run(s, p.chain, p.scale, t, r, qs, pos, c, thread, o, sm, turn);
       }
       struct Store {
         Params<Cfg> const& p;
@@ -136,7 +160,7 @@ struct Kernel {
           else p.lse[(std::int64_t(t.b) * p.heads + t.h) * t.q_len + q] = value;
         }
       };
-      Main::finish(o, sm, r.size() == 0, t, c, thread, Store{p, t});
+      Main::finish(o, sm, r.size() == 0, t, c, thread, Store{p, t}, p.v_scale);
     }
   }
 };

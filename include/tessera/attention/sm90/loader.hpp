@@ -5,7 +5,7 @@
 // or never stored by the kernel either way.
 //
 //   Loader<Cfg>::make(problem, q, k, v, params);          // host: the maps, or what is wrong
-//   Loader<Cfg>::load_q(s, params, full, b, h, q0);        // device, one thread
+//   Loader<Cfg>::load_q(s, params, qs, full, b, h, q0);    // device, one thread: Q stage qs
 // tessera-header: cuda-only
 #pragma once
 
@@ -37,8 +37,8 @@ struct Loader {
       std::uint64_t const extent[4] = {std::uint64_t(dim), std::uint64_t(seqlen > 0 ? seqlen : 1), std::uint64_t(heads),
                                        std::uint64_t(batch)};
       // (A batch of one entry leaves its stride unused; it must still be a valid one.)
-      std::uint64_t const stride[3] = {std::uint64_t(st.seq), std::uint64_t(st.head), std::uint64_t(batch > 1 ? st.batch : 8)};
-      std::uint32_t const box[4] = {64, std::uint32_t(rows), 1, 1};
+      std::uint64_t const stride[3] = {std::uint64_t(st.seq), std::uint64_t(st.head), std::uint64_t(batch > 1 ? st.batch : 16 / std::int64_t(sizeof(E)))};
+      std::uint32_t const box[4] = {std::uint32_t(Cfg::fp8 ? 128 : 64), std::uint32_t(rows), 1, 1};
       return arch::sm90::make_tensor_map_4d(m, base, extent, stride, box, arch::sm90::TmaSwizzle::k128B);
     };
     std::int64_t const q_rows = p.variable() ? p.total_q : p.seqlen_q, k_rows = p.variable() ? p.total_k : p.seqlen_k;
@@ -54,19 +54,25 @@ struct Loader {
   }
 
   // Queries q0 .. q0 + BQ - 1 of head h, batch entry b.
-  TESSERA_DEVICE static void load_q(S& s, Params const& p, std::uint32_t full, int b, int h, int q0) {
+  TESSERA_DEVICE static void load_q(S& s, Params const& p, int qs, std::uint32_t full, int b, int h, int q0) {
     TESSERA_UNROLL
-    for (int j = 0; j < Cfg::Dp / 64; ++j) arch::sm90::tma_load_4d(arch::smem_address(&s.q[j][0]), &p.q, 64 * j, q0, h, b, full);
+    for (int j = 0; j < Cfg::Dp / Cfg::span; ++j) arch::sm90::tma_load_4d(arch::smem_address(&s.q[qs][j][0]), &p.q, Cfg::span * j, q0, h, b, full);
   }
   // Keys k0 .. k0 + BKV - 1 of K/V head hk into ring stage `stage`.
   TESSERA_DEVICE static void load_k(S& s, Params const& p, int stage, std::uint32_t full, int b, int hk, int k0) {
     TESSERA_UNROLL
-    for (int j = 0; j < Cfg::Dp / 64; ++j) arch::sm90::tma_load_4d(arch::smem_address(&s.k[stage][j][0]), &p.k, 64 * j, k0, hk, b, full);
+    for (int j = 0; j < Cfg::Dp / Cfg::span; ++j)
+      arch::sm90::tma_load_4d(arch::smem_address(&s.k[stage][j][0]), &p.k, Cfg::span * j, k0, hk, b, full);
   }
   TESSERA_DEVICE static void load_v(S& s, Params const& p, int stage, std::uint32_t full, int b, int hk, int k0) {
-    TESSERA_UNROLL
-    for (int j = 0; j < Cfg::Dvp / 64; ++j)
-      arch::sm90::tma_load_4d(arch::smem_address(&s.v[stage][j * S::VTile::block_elements]), &p.v, 64 * j, k0, hk, b, full);
+    if constexpr (Cfg::fp8) {  // as stored, for the producer's transposition
+      TESSERA_UNROLL
+      for (int j = 0; j < Cfg::Dvp / 128; ++j) arch::sm90::tma_load_4d(arch::smem_address(&s.v.raw[stage][j][0]), &p.v, 128 * j, k0, hk, b, full);
+    } else {
+      TESSERA_UNROLL
+      for (int j = 0; j < Cfg::Dvp / 64; ++j)
+        arch::sm90::tma_load_4d(arch::smem_address(&s.v.v[stage][j * S::VTile::block_elements]), &p.v, 64 * j, k0, hk, b, full);
+    }
   }
 };
 

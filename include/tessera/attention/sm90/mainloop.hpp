@@ -20,8 +20,8 @@
 #include "tessera/arch/sm90/mbarrier.hpp"
 #include "tessera/arch/sm90/wgmma.hpp"
 #include "tessera/attention/block_range.hpp"
-#include "tessera/attention/block_scores.hpp"
 #include "tessera/attention/coord.hpp"
+#include "tessera/attention/fp8_layout.hpp"
 #include "tessera/attention/softmax.hpp"
 #include "tessera/attention/sm90/storage.hpp"
 #include "tessera/epilogue/convert.hpp"
@@ -47,9 +47,30 @@ struct Mainloop {
   using SAcc = tile::WgmmaAccum<float, BKV, 1>;
   using OAcc = tile::WgmmaAccum<float, Cfg::Dvp, 1>;  // (columns past Dv: zeros, not stored)
   using MmaS = arch::sm90::Wgmma<BKV, E, E, float, arch::sm90::Major::K, arch::sm90::Major::K>;
-  using MmaO = arch::sm90::Wgmma<Cfg::Dvp, E, E, float, arch::sm90::Major::K, arch::sm90::Major::MN>;
+  using MmaO = arch::sm90::Wgmma<Cfg::Dvp, E, E, float, arch::sm90::Major::K, Cfg::fp8 ? arch::sm90::Major::K : arch::sm90::Major::MN>;
+  static constexpr int s_steps = (D + MmaS::K - 1) / MmaS::K, pv_steps = BKV / MmaO::K;
   using Softmax = OnlineSoftmax<SAcc::rows_per_thread>;
-  using PFrag = decltype(tile::to_a_operand<E>(SAcc{}));
+  // P as P V's A operand: 16-bit pairs (tile::to_a_operand), or fp8 quads (attention/fp8_layout.hpp).
+  struct Fp8Frag {
+    std::uint32_t regs[1][pv_steps][4];
+  };
+  using PFrag = std::conditional_t<Cfg::fp8, Fp8Frag, decltype(tile::to_a_operand<std::conditional_t<Cfg::fp8, bfloat16_t, E>>(SAcc{}))>;
+  TESSERA_DEVICE static PFrag to_p(SAcc const& sacc) {
+    if constexpr (Cfg::fp8) {
+      Fp8Frag p;
+      TESSERA_UNROLL
+      for (int ks = 0; ks < pv_steps; ++ks) {
+        TESSERA_UNROLL
+        for (int r = 0; r < 4; ++r) {
+          auto const v = [&](int i) { return sacc.regs[0][fp8::p_value(ks, r, i)]; };
+          p.regs[0][ks][r] = pack_e4m3(v(0), v(1)) | pack_e4m3(v(2), v(3)) << 16;
+        }
+      }
+      return p;
+    } else {
+      return tile::to_a_operand<E>(sacc);
+    }
+  }
   // A chain that changes scores sees them in natural units (scale applied first); a chain of masks
   // sees them unscaled and the scale stays folded into the softmax's exponent.
   static constexpr bool natural = Chain::modifies;
@@ -67,10 +88,10 @@ struct Mainloop {
     }
   };
 
-  // Blocks [r.first, r.last) (at least one) of tile t at ring positions pos, pos + 1, ... into o
-  // and sm; Q's last read arrives on q_empty (after the last S wgmma, which every warp of the
+  // Blocks [r.first, r.last) (at least one) of tile t (its Q in stage qs) at ring positions pos,
+  // pos + 1, ... into o and sm; Q's last read arrives on q_empty[qs] (after the last S wgmma, which every warp of the
   // consumer issues: no warp can still be waiting for this tile's Q then).
-  TESSERA_DEVICE static void run(S& s, Chain const& chain, float scale, TileInfo const& t, BlockRange r, int& pos, int c, int thread,
+  TESSERA_DEVICE static void run(S& s, Chain const& chain, float scale, TileInfo const& t, BlockRange r, int qs, int& pos, int c, int thread,
                                  OAcc& o, Softmax& sm, Turn& turn) {
     typename S::Pipe const kp(s.k_barriers), vp(s.v_barriers);
     int const row0 = 64 * c;
@@ -78,22 +99,22 @@ struct Mainloop {
     auto const issue_s = [&](SAcc& acc, int stage) {
       arch::sm90::wgmma_fence();
       TESSERA_UNROLL
-      for (int ks = 0; ks < (D + 15) / 16; ++ks) {
-        if (ks == 0) MmaS::ss_first(acc.regs[0], s.q_desc(row0, ks), s.k_desc(stage, ks));
-        else MmaS::ss(acc.regs[0], s.q_desc(row0, ks), s.k_desc(stage, ks), true);
+      for (int ks = 0; ks < s_steps; ++ks) {
+        if (ks == 0) MmaS::ss_first(acc.regs[0], s.q_desc(qs, row0, ks), s.k_desc(stage, ks));
+        else MmaS::ss(acc.regs[0], s.q_desc(qs, row0, ks), s.k_desc(stage, ks), true);
       }
       arch::sm90::wgmma_commit_group();
     };
     auto const issue_pv = [&](PFrag const& p, int stage, bool accumulate) {
       arch::sm90::wgmma_fence();
       TESSERA_UNROLL
-      for (int ks = 0; ks < BKV / 16; ++ks) MmaO::rs(o.regs[0], p.regs[0][ks], s.v_desc(stage, ks), accumulate || ks > 0);
+      for (int ks = 0; ks < pv_steps; ++ks) MmaO::rs(o.regs[0], p.regs[0][ks], s.v_desc(stage, ks), accumulate || ks > 0);
       arch::sm90::wgmma_commit_group();
     };
     auto const release_k = [&](int at, bool last) {
       if (thread == 0) {
         kp.consumer_release(at);
-        if (last) arch::mbarrier_arrive(arch::smem_address(&s.q_empty));
+        if (last) arch::mbarrier_arrive(arch::smem_address(&s.q_empty[qs]));
       }
     };
     // The first block: S alone.
@@ -105,9 +126,9 @@ struct Mainloop {
     arch::sm90::wgmma_wait_group<0>();
     arch::sm90::wgmma_fence_operands(sacc.regs[0]);
     release_k(pos, r.size() == 1);
-    apply_chain(chain, scale, rows, r.first, BKV, sacc, thread);
+    scores(chain, scale, t, rows, r.first, sacc, thread);
     (void)sm.step(sacc);
-    PFrag p = tile::to_a_operand<E>(sacc);
+    PFrag p = to_p(sacc);
     // Each later block n: S_n and P_{n-1} V_{n-1} issued together, S_n's softmax under P V.
     for (int n = r.first + 1; n < r.last; ++n) {
       int const prev = pos++;
@@ -120,14 +141,14 @@ struct Mainloop {
       arch::sm90::wgmma_wait_group<1>();
       arch::sm90::wgmma_fence_operands(sacc.regs[0]);
       release_k(pos, n == r.last - 1);
-      apply_chain(chain, scale, rows, n, BKV, sacc, thread);
+      scores(chain, scale, t, rows, n, sacc, thread);
       auto const factor = sm.step(sacc);
       arch::sm90::wgmma_wait_group<0>();
       arch::sm90::wgmma_fence_operands(o.regs[0]);
       fence_operands(p);
       if (thread == 0) vp.consumer_release(prev);
       tile::transform_rows(o, [&](float x, int i) { return x * factor[i]; });
-      p = tile::to_a_operand<E>(sacc);
+      p = to_p(sacc);
     }
     // The last block's P V.
     vp.consumer_wait(pos);
@@ -143,8 +164,10 @@ struct Mainloop {
 
   // O / l to `out` (rows past q_len dropped) and the LSE, for the consumer's rows of tile t. An
   // empty tile (no key to see: o and sm untouched) stores O = 0 and LSE = -inf.
+  // (v_scale: fp8 V's scale, 1 otherwise.)
   template <class Store>
-  TESSERA_DEVICE static void finish(OAcc& o, Softmax const& sm, bool empty, TileInfo const& t, int c, int thread, Store&& store) {
+  TESSERA_DEVICE static void finish(OAcc& o, Softmax const& sm, bool empty, TileInfo const& t, int c, int thread, Store&& store,
+                                    float v_scale = 1.0f) {
     if (empty) {
       TESSERA_UNROLL
       for (int v = 0; v < OAcc::values; ++v) o.regs[0][v] = 0.0f;
@@ -153,10 +176,10 @@ struct Mainloop {
     TESSERA_UNROLL
     for (int v = 0; v < OAcc::values; v += 2) {
       int const i = OAcc::local_row_of(v);
-      float const lo = o.regs[0][v] * fin.inverse[i], hi = o.regs[0][v + 1] * fin.inverse[i];
+      float const lo = o.regs[0][v] * (fin.inverse[i] * v_scale), hi = o.regs[0][v + 1] * (fin.inverse[i] * v_scale);
       int const q = t.q0 + 64 * c + OAcc::row(thread, v);
       int const col = OAcc::col(thread, v);
-      if (q < t.q_len && (Cfg::Dvp == Dv || col < Dv)) store(q, col, epilogue::convert_output_packed<E>(lo, hi));
+      if (q < t.q_len && (Cfg::Dvp == Dv || col < Dv)) store(q, col, epilogue::convert_output_packed<typename Cfg::Output>(lo, hi));
     }
     if (thread % 4 == 0) {
       TESSERA_UNROLL
@@ -171,7 +194,47 @@ struct Mainloop {
   // P's registers stay P's until the P V wgmma that reads them is waited for.
   TESSERA_DEVICE static void fence_operands(PFrag& p) {
     TESSERA_UNROLL
-    for (int ks = 0; ks < BKV / 16; ++ks) arch::sm90::wgmma_fence_operands(p.regs[0][ks]);
+    for (int ks = 0; ks < pv_steps; ++ks) arch::sm90::wgmma_fence_operands(p.regs[0][ks]);
+  }
+
+  // Two floats as e4m3 (round to nearest, saturating), a in the low byte.
+  TESSERA_DEVICE static std::uint32_t pack_e4m3(float a, float b) {
+#if TESSERA_DEVICE_PASS && defined(TESSERA_CUDA)
+    std::uint16_t h;
+    asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(h) : "f"(b), "f"(a));
+    return h;
+#else
+    return std::uint32_t(float8_e4m3_t(a).bits()) | std::uint32_t(float8_e4m3_t(b).bits()) << 8;
+#endif
+  }
+
+  // The chain on block n's scores where it may mask or change them; keys past k_len masked.
+  TESSERA_DEVICE static void scores(Chain const& chain, float scale, TileInfo const& t, Block const& rows, int n, SAcc& sacc, int thread) {
+    BlockKind const kind = block_kind(chain, rows, n, BKV);
+    if (!natural && kind == BlockKind::kFull) return;
+    int const k0 = n * BKV;
+    if constexpr (Chain::exact_keys) {
+      // Each row sees one run of keys (Chain::keys of the row alone): two compares a score against
+      // the run's ends, offset by the thread's column, the values' columns constants.
+      int lo[SAcc::rows_per_thread], hi[SAcc::rows_per_thread];
+      TESSERA_UNROLL
+      for (int i = 0; i < SAcc::rows_per_thread; ++i) {
+        int const q = rows.q0 + SAcc::local_row(thread, i);
+        KeyRange const keys = chain.keys(Block{t.b, t.h, q, q + 1, 0, t.k_len, t.q_len, t.k_len});
+        lo[i] = keys.lo - k0 - SAcc::thread_col(thread), hi[i] = (keys.hi < t.k_len ? keys.hi : t.k_len) - k0 - SAcc::thread_col(thread);
+      }
+      TESSERA_UNROLL
+      for (int v = 0; v < SAcc::values; ++v) {
+        int const i = SAcc::local_row_of(v), col = SAcc::value_col(v);
+        if (col < lo[i] || col >= hi[i]) sacc.regs[0][v] = -__builtin_inff();
+      }
+      return;
+    }
+    tile::transform(sacc, thread, [&](float x, int row, int col) {
+      Coord const at{t.b, t.h, rows.q0 + row, k0 + col, t.q_len, t.k_len};
+      if (at.k >= t.k_len) return -__builtin_inff();
+      return natural ? float(chain.score(x * scale, at)) : float(chain.score(x, at));
+    });
   }
 };
 

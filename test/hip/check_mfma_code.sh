@@ -5,13 +5,13 @@
 #      that target;
 #   2. in the --save-temps assembly, every kernel that issues an MFMA has ScratchSize 0 (no spills,
 #      no private arrays);
-#   3. conv: no buffer load of an MFMA kernel sits in a waterfall loop (an s_and_saveexec_b64 just
+#   3. conv, attention: no buffer load of an MFMA kernel sits in a waterfall loop (an s_and_saveexec_b64 just
 #      before it: the compiler could not keep the buffer resource in scalar registers and loops
 #      over the lanes' resources; arch::gfx9::wave_uniform says why).
-# usage: check_mfma_code.sh <executable> <save-temps dir> <llvm-objdump> <roc-obj> mfma|gemm|conv
+# usage: check_mfma_code.sh <executable> <save-temps dir> <llvm-objdump> <roc-obj> mfma|gemm|conv|attention
 #   mfma: the atom test, every instruction of the target; gemm: the GEMM test, the 32x32 forms its
 #   kernels use and the buffer loads that feed them; conv: the convolution test, its f16 and bf16
-#   forms and the 16-byte buffer loads of its gathers.
+#   forms and the 16-byte buffer loads of its gathers; attention: the attention test, the same.
 set -euo pipefail
 exe=$1 temps=$2 objdump=$3 rocobj=$4 program=${5:-mfma}
 work=$(mktemp -d)
@@ -25,7 +25,7 @@ if [[ $program == mfma ]]; then
     [gfx90a]="v_mfma_f32_32x32x8f16 v_mfma_f32_16x16x16f16 v_mfma_f32_32x32x2f32 v_mfma_i32_32x32x8i8 v_mfma_f32_32x32x8bf16_1k v_mfma_f32_16x16x16bf16_1k"
     [gfx940]="v_mfma_f32_32x32x8f16 v_mfma_f32_16x16x16f16 v_mfma_f32_32x32x2f32 v_mfma_f32_32x32x8_bf16 v_mfma_f32_16x16x16_bf16 v_mfma_i32_32x32x16_i8 v_mfma_f32_32x32x4_xf32 v_mfma_f32_32x32x16_fp8_fp8 v_mfma_f32_32x32x16_bf8_bf8"
   )
-elif [[ $program == conv ]]; then
+elif [[ $program == conv || $program == attention ]]; then
   want=(
     [gfx90a]="v_mfma_f32_32x32x8f16 v_mfma_f32_32x32x8bf16_1k buffer_load_dwordx4"
     [gfx940]="v_mfma_f32_32x32x8f16 v_mfma_f32_32x32x8_bf16 buffer_load_dwordx4"
@@ -63,7 +63,7 @@ done
 for s in "$temps"/*-hip-amdgcn-amd-amdhsa-gfx*.s; do
   # Per function: does it issue an MFMA, its ScratchSize, and (conv) its buffer loads in waterfall
   # loops.
-  awk -v file="$(basename "$s")" -v waterfalls=$([[ $program == conv ]] && echo 1 || echo 0) '
+  awk -v file="$(basename "$s")" -v waterfalls=$([[ $program == conv || $program == attention ]] && echo 1 || echo 0) '
     /^[A-Za-z_][A-Za-z0-9_.]*:/ { fn = $1; mfma = 0; looped = 0; since = 99 }
     /^[ \t]+[a-z_0-9]+/ { since++ }
     /^[ \t]+s_and_saveexec_b64/ { since = 0 }

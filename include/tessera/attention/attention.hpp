@@ -10,24 +10,31 @@
 //   if (Status s = attention::Attention<Cfg>{}.run(args, nullptr, stream); !s) ...
 //
 // The problem's semantics, layouts and LSE: attention/problem.hpp; the masks and score stages:
-// attention/masks.hpp, attention/score_chain.hpp; the kernel: attention/sm90/kernel.hpp. Not yet
-// (issue 33): the sm80 and gfx9 kernels.
-// tessera-header: cuda-only
+// attention/masks.hpp, attention/score_chain.hpp; the kernels: attention/sm90/kernel.hpp (arch::Sm90)
+// and attention/sm80/kernel.hpp (arch::Sm80, Warps<W>; 16-bit, fixed lengths), and under hipcc
+// attention/gfx9/kernel.hpp (arch::Gfx90a / arch::Gfx940, Warps<W>; 16-bit, fixed lengths; compiled,
+// not yet run on an AMD GPU).
+// tessera-header: gpu-runtime
 #pragma once
-
-#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
 
-#include "tessera/arch/sm90/kernel_attributes.hpp"
 #include "tessera/attention/config.hpp"
 #include "tessera/attention/problem.hpp"
-#include "tessera/attention/sm90/kernel.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/core/status.hpp"
+#if defined(TESSERA_HIP)
+#  include "tessera/attention/gfx9/launch.hpp"
+#else
+#  include <cuda_runtime.h>
+
+#  include "tessera/arch/sm90/kernel_attributes.hpp"
+#  include "tessera/attention/sm80/launch.hpp"
+#  include "tessera/attention/sm90/kernel.hpp"
+#endif
 
 namespace tessera::attention {
 
@@ -37,6 +44,12 @@ class Attention {
   using Config = Cfg;
   using E = typename Cfg::Element;
   using Chain = typename Cfg::Chain;
+#if defined(TESSERA_HIP)
+  static_assert(Cfg::gfx9, "attention::Attention: under hipcc the kernel is the gfx9 one; use arch::Gfx90a or arch::Gfx940 (or nvcc)");
+#else
+  static_assert(!Cfg::gfx9, "attention::Attention: an arch::Gfx90a / arch::Gfx940 Config is built with hipcc; use arch::Sm80 or "
+                            "arch::Sm90 under nvcc");
+#endif
 
   struct Arguments {
     Problem problem;
@@ -81,6 +94,35 @@ class Attention {
                                         std::to_string(a.scale_k) + ", scale_v = " + std::to_string(a.scale_v) +
                                         " must be finite and positive");
     }
+#if defined(TESSERA_HIP)
+    return gfx9::Launch<Cfg>::can_implement(p);
+#else
+    if constexpr (Cfg::sm80) return sm80::Launch<Cfg>::can_implement(p);
+    else return can_implement_sm90(a);
+#endif
+  }
+
+  Status run(Arguments const& a, void* = nullptr, runtime::Stream stream = nullptr) const {
+#if defined(TESSERA_HIP)
+    TESSERA_RETURN_IF_ERROR(can_implement(a));
+    return gfx9::Launch<Cfg>::run(a.problem, a.q, a.k, a.v, a.o, a.lse, a.chain, stream);
+#else
+    if constexpr (Cfg::sm80) {
+      TESSERA_RETURN_IF_ERROR(can_implement(a));
+      return sm80::Launch<Cfg>::run(a.problem, a.q, a.k, a.v, a.o, a.lse, a.chain, stream);
+    } else {
+      return run_sm90(a, stream);
+    }
+#endif
+  }
+
+#if !defined(TESSERA_HIP)
+ private:
+  // The Hopper kernel's device checks, after the problem's and the arguments'.
+  static Status can_implement_sm90(Arguments const& a) {
+    Problem const& p = a.problem;
+    auto const s = [](std::int64_t v) { return std::to_string(v); };
+    auto const fail = [](std::string m) { return Status::not_supported("attention::Attention: " + std::move(m)); };
     int device = 0, major = 0;
     if (runtime::current_device(device) != runtime::kSuccess || (major = runtime::compute_capability_major(device)) == 0)
       return Status::device_error("attention::Attention: no CUDA device is available; run on a machine with an NVIDIA GPU");
@@ -94,7 +136,7 @@ class Attention {
     return sm90::Loader<Cfg>::make(p, a.q, a.k, a.v, a.o, probe);
   }
 
-  Status run(Arguments const& a, void* = nullptr, cudaStream_t stream = nullptr) const {
+  Status run_sm90(Arguments const& a, cudaStream_t stream) const {
     TESSERA_RETURN_IF_ERROR(can_implement(a));
     Problem const& p = a.problem;
     sm90::Params<Cfg> params{};
@@ -127,6 +169,7 @@ class Attention {
     if (err != cudaSuccess) return Status::device_error(std::string("attention::Attention: launch failed: ") + cudaGetErrorString(err));
     return Status::success();
   }
+#endif
 };
 
 }  // namespace tessera::attention

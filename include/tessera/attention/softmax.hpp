@@ -1,9 +1,10 @@
-// Online softmax (FlashAttention's) over the rows of a score fragment (tile::WgmmaAccum): the
-// scores of a query row arrive a block of keys at a time; each block's row maximum updates the
-// running maximum m, the block's scores become p = 2^(s c - m) in place (c: the scale in log2
-// units), and what was accumulated before (the output O and the row sums l) is multiplied by
-// 2^(m_old - m_new). At the end, O / l is the softmax-weighted sum and m / log2(e) + ln(l) the
-// log-sum-exp.
+// Online softmax (FlashAttention's) over the rows of a score fragment: tile::WgmmaAccum (sm90),
+// tile::MmaAccum (sm80), tile::MfmaAccumT (gfx9), or any fragment with rows_per_thread and
+// tile::row_max, transform_rows and thread_row_reduce over its local rows. The scores of a query row arrive a block of keys at a
+// time; each block's row maximum updates the running maximum m, the block's scores become
+// p = 2^(s c - m) in place (c: the scale in log2 units), and what was accumulated before (the
+// output O and the row sums l) is multiplied by 2^(m_old - m_new). At the end, O / l is the
+// softmax-weighted sum and m / log2(e) + ln(l) the log-sum-exp.
 //
 //   attention::OnlineSoftmax<Acc::rows_per_thread> sm(scale * log2e);   // per consumer thread
 //   auto const factor = sm.step(s);        // s (scores, -inf where masked) becomes p
@@ -22,6 +23,9 @@
 
 #include "tessera/core/array.hpp"
 #include "tessera/core/config.hpp"
+#include "tessera/tile/mfma_accum.hpp"
+#include "tessera/tile/mma_accum.hpp"
+#include "tessera/tile/row_reduce.hpp"
 #include "tessera/tile/wgmma_accum.hpp"
 
 namespace tessera::attention {
@@ -48,7 +52,9 @@ struct SoftmaxResult {
   Array<float, std::size_t(Rows)> lse;      // natural log, -inf for such a row
 };
 
-template <int Rows>
+// Lanes: the lanes that share a row (tile::QuadLanes for the NVIDIA fragments,
+// tile::HalfWaveLanes for tile::MfmaAccumT), over which finish() sums the thread-local row sums.
+template <int Rows, class Lanes = tile::QuadLanes>
 struct OnlineSoftmax {
   using RowArray = Array<float, std::size_t(Rows)>;
   float scale_log2;  // the scores' scale times log2(e): 1 / sqrt(d) log2(e), or log2(e) for
@@ -65,9 +71,10 @@ struct OnlineSoftmax {
 
   // The next block of scores s (a fragment of Rows rows per thread) becomes p; returns per row the
   // factor by which what was accumulated before must be multiplied (0 where nothing was).
-  template <class Acc, int N, int MHalves, class Shfl = tile::ShflXor>
-  TESSERA_HD RowArray step(tile::WgmmaAccum<Acc, N, MHalves>& s, Shfl shfl = {}) {
-    static_assert(2 * MHalves == Rows, "attention::OnlineSoftmax: Rows must be the fragment's rows_per_thread");
+  template <class Frag, class Shfl = tile::ShflXor>
+  TESSERA_HD RowArray step(Frag& s, Shfl shfl = {}) {
+    static_assert(Frag::rows_per_thread == Rows, "attention::OnlineSoftmax: Rows must be the fragment's rows_per_thread; use "
+                                                 "OnlineSoftmax<Fragment::rows_per_thread>");
     RowArray block = tile::row_max(s, shfl), factor, bias;
     TESSERA_UNROLL
     for (int r = 0; r < Rows; ++r) {
@@ -90,7 +97,7 @@ struct OnlineSoftmax {
   template <class Shfl = tile::ShflXor>
   TESSERA_HD SoftmaxResult<Rows> finish(Shfl shfl = {}) const {
     RowArray total = sum;
-    tile::quad_allreduce(total, tile::SumOp{}, shfl);
+    Lanes::allreduce(total, tile::SumOp{}, shfl);
     SoftmaxResult<Rows> out;
     TESSERA_UNROLL
     for (int r = 0; r < Rows; ++r) {

@@ -42,34 +42,14 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "tessera/arch/shuffle.hpp"
 #include "tessera/core/array.hpp"
 #include "tessera/core/config.hpp"
 #include "tessera/core/integral.hpp"
 #include "tessera/core/layout.hpp"
 #include "tessera/core/numeric_types.hpp"
+#include "tessera/tile/row_reduce.hpp"  // ShflXor, MaxOp, SumOp, quad_allreduce
 
 namespace tessera::tile {
-
-// The xor-shuffle of a float within a warp (arch::shfl_xor). The row reductions take any callable
-// `float(float value, int mask)` in its place; a host test passes an emulation of the warpgroup.
-struct ShflXor {
-  TESSERA_HD float operator()(float value, int mask) const { return arch::shfl_xor(value, mask); }
-};
-
-// Reduction operators on float (fmaxf ignores a NaN operand, as the device instruction does).
-struct MaxOp {
-  TESSERA_HD float operator()(float a, float b) const {
-#if TESSERA_DEVICE_PASS
-    return fmaxf(a, b);
-#else
-    return __builtin_fmaxf(a, b);
-#endif
-  }
-};
-struct SumOp {
-  TESSERA_HD float operator()(float a, float b) const { return a + b; }
-};
 
 template <class Acc, int N, int MHalves = 1>
 struct WgmmaAccum {
@@ -261,17 +241,6 @@ TESSERA_HD RowValues<MHalves> thread_row_reduce(WgmmaAccum<Acc, N, MHalves> cons
     }
   }
   return out;
-}
-
-// Combines each value over the quad (the 4 threads with the same rows): xor-shuffles 1 then 2;
-// every thread of the quad ends with the same result. All rows' shuffles of a step go together.
-template <std::size_t R, class Op, class Shfl = ShflXor>
-TESSERA_HD void quad_allreduce(Array<float, R>& x, Op op, Shfl shfl = {}) {
-  TESSERA_UNROLL
-  for (int mask = 1; mask <= 2; mask *= 2) {
-    TESSERA_UNROLL
-    for (std::size_t r = 0; r < R; ++r) x[r] = op(x[r], shfl(x[r], mask));
-  }
 }
 
 // The maximum (sum) of each of the thread's rows over the whole tile width, the same in the four

@@ -164,6 +164,11 @@ struct Config {
   static constexpr int smem_bytes = gfx9 ? 2 * (k_bytes + v_bytes) : q_bytes + stages * (k_bytes + v_bytes) + (sm80 ? 0 : 1024);
   // Q's stages: two where they fit (the next tile's Q loads during this tile), else one.
   static constexpr int q_stages = smem_bytes + q_bytes <= 227 * 1024 ? 2 : 1;
+  // O leaves through the tile's own Q stage and TMA (attention/sm90/epilogue.hpp) where the stage
+  // holds it and a second Q stage lets the next tile start meanwhile (Q's release waits for the
+  // store); not with three consumers (at 160 registers the staging spilled) nor for fp8 (O in 16
+  // bits does not fit an 8-bit Q stage).
+  static constexpr bool staged_o = !fp8 && Dvp <= Dp && q_stages == 2 && consumers <= 2;
   static_assert(!sm80_ok || smem_bytes <= arch::Sm80::max_smem_per_block,
                 "attention::Config: Q and the K and V ring pass the 163 KB of shared memory an sm_80 block has; use fewer Stages or a "
                 "smaller BlockTile");

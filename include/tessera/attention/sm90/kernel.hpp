@@ -15,6 +15,7 @@
 #include "tessera/arch/sm90/mbarrier.hpp"
 #include "tessera/attention/block_range.hpp"
 #include "tessera/attention/problem.hpp"
+#include "tessera/attention/sm90/epilogue.hpp"
 #include "tessera/attention/sm90/loader.hpp"
 #include "tessera/attention/sm90/mainloop.hpp"
 #include "tessera/attention/sm90/storage.hpp"
@@ -167,7 +168,7 @@ struct Kernel {
           else p.lse[(std::int64_t(t.b) * p.heads + t.h) * t.q_len + q] = value;
         }
       };
-      Main::finish(s, qs, o, sm, r.size() == 0, t, c, thread, Store{p, t}, p.v_scale);
+      Epilogue<Cfg>::write(s, qs, o, sm, r.size() == 0, t, c, thread, Store{p, t}, p.v_scale);
     }
   }
 };

@@ -15,7 +15,6 @@
 #include "tessera/arch/sm90/tensor_map.hpp"
 #include "tessera/arch/sm90/tma.hpp"
 #include "tessera/attention/problem.hpp"
-#include "tessera/attention/sm90/mainloop.hpp"
 #include "tessera/attention/sm90/storage.hpp"
 #include "tessera/core/status.hpp"
 
@@ -28,7 +27,7 @@ struct Loader {
   static constexpr int D = Cfg::D, Dv = Cfg::Dv, BQ = Cfg::BQ, BKV = Cfg::BKV;
 
   struct Params {
-    arch::sm90::TmaDescriptor q, k, v, o;  // (o: where Mainloop::staged_o, the store's)
+    arch::sm90::TmaDescriptor q, k, v, o;  // (o: where Config::staged_o, the store's)
   };
 
   static Status make(Problem const& p, E const* q, E const* k, E const* v, typename Cfg::Output* o, Params& out) {
@@ -47,7 +46,7 @@ struct Loader {
     std::int64_t const q_rows = p.variable() ? p.total_q : p.seqlen_q, k_rows = p.variable() ? p.total_k : p.seqlen_k;
     TESSERA_RETURN_IF_ERROR(map(out.q, q, p.q, D, q_rows, p.heads, BQ));
     TESSERA_RETURN_IF_ERROR(map(out.k, k, p.k, D, k_rows, p.heads_kv, BKV));
-    if constexpr (Mainloop<Cfg>::staged_o) TESSERA_RETURN_IF_ERROR(map(out.o, static_cast<typename Cfg::Output const*>(o), p.o, Dv, q_rows, p.heads, 64));
+    if constexpr (Cfg::staged_o) TESSERA_RETURN_IF_ERROR(map(out.o, static_cast<typename Cfg::Output const*>(o), p.o, Dv, q_rows, p.heads, 64));
     return map(out.v, v, p.v, Dv, k_rows, p.heads_kv, BKV);
   }
 

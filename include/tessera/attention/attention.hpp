@@ -145,7 +145,7 @@ class Attention {
     params.batch = p.batch, params.heads = p.heads, params.group = p.group();
     params.q_len = p.seqlen_q, params.k_len = p.seqlen_k;
     params.q_blocks = (p.seqlen_q + Cfg::BQ - 1) / Cfg::BQ;
-    params.cu_q = p.cu_seqlens_q, params.cu_k = p.cu_seqlens_k, params.total_q = p.total_q;
+    params.cu_q = p.cu_seqlens_q, params.cu_k = p.cu_seqlens_k, params.total_q = p.total_q, params.total_k = p.total_k;
     params.scale = p.softmax_scale() * a.scale_q * a.scale_k;
     params.v_scale = a.scale_v;
     params.o_strides = p.o;

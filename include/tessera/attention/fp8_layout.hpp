@@ -14,6 +14,8 @@
 //   V^T[d][slot] = V[key_of_slot(slot)][d]
 #pragma once
 
+#include <cstdint>
+
 #include "tessera/core/config.hpp"
 
 namespace tessera::attention::fp8 {
@@ -29,6 +31,27 @@ TESSERA_HD constexpr int key_of_slot(int slot) {
 TESSERA_HD constexpr int p_value(int s, int r, int i) {
   int const c = 2 * s + r / 2, h = r % 2;
   return 4 * (2 * c + i / 2) + 2 * h + i % 2;
+}
+
+// __byte_perm's selection (result byte n = byte sel[n] of x's four then y's four), on the host too.
+TESSERA_HD std::uint32_t byte_perm(std::uint32_t x, std::uint32_t y, unsigned sel) {
+#if TESSERA_DEVICE_PASS && defined(TESSERA_CUDA)
+  return __byte_perm(x, y, sel);
+#else
+  std::uint64_t const both = std::uint64_t(y) << 32 | x;
+  std::uint32_t out = 0;
+  for (int n = 0; n < 4; ++n) out |= std::uint32_t((both >> (8 * ((sel >> (4 * n)) & 7))) & 0xFF) << (8 * n);
+  return out;
+#endif
+}
+
+// V^T's words from V's: w[0..3] hold four columns (bytes) of keys k, k + 1, k + 8, k + 9; out[j]
+// holds column j of those keys, in that order (the slots 16 c + 4 q + 0..3, k = 16 c + 2 q).
+TESSERA_HD void transpose_keys(std::uint32_t const (&w)[4], std::uint32_t (&out)[4]) {
+  std::uint32_t const t0 = byte_perm(w[0], w[1], 0x5140), t1 = byte_perm(w[0], w[1], 0x7362);  // (k, k + 1) byte pairs
+  std::uint32_t const t2 = byte_perm(w[2], w[3], 0x5140), t3 = byte_perm(w[2], w[3], 0x7362);  // (k + 8, k + 9)
+  out[0] = byte_perm(t0, t2, 0x5410), out[1] = byte_perm(t0, t2, 0x7632);
+  out[2] = byte_perm(t1, t3, 0x5410), out[3] = byte_perm(t1, t3, 0x7632);
 }
 
 }  // namespace tessera::attention::fp8

@@ -74,7 +74,10 @@ struct Problem {
   }
   // Packed variable-length tensors (BSHD rows of all tokens: [token][head][dim]) whose lengths are
   // given by cu_seqlens_q / cu_seqlens_k; max_q and max_k: the longest sequences; total_q and
-  // total_k: the tokens of all (the tensors' rows: the kernels read no further).
+  // total_k: the tokens of all (the tensors' rows: the kernels read no further). The offsets are
+  // in device memory, so the host cannot check them: they must ascend from 0, end at most at
+  // total_q / total_k, and no sequence may be longer than max_q / max_k (a kernel leaves the rows
+  // of one that is unwritten, and never writes past O or the LSE).
   static Problem variable_lengths(int batch, int heads, int heads_kv, int const* cu_seqlens_q, int const* cu_seqlens_k, int max_q,
                                   int max_k, std::int64_t total_q, std::int64_t total_k, int head_dim, int head_dim_v = 0) {
     Problem p = dense(batch, heads, heads_kv, max_q, max_k, head_dim, Layout::kBSHD, head_dim_v);

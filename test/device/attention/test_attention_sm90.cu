@@ -138,6 +138,34 @@ TEST_CASE("attention sm90: fp8 e4m3 with per-tensor scales", "[gpu][attention][s
   run_varlen<Cfg90<128, 128, 128, Causal, Consumers<2>, E8>>(2, 2, {1, 77, 300, 0}, {5, 77, 200, 3});
 }
 
+TEST_CASE("attention sm90: Config corners, strides and scales", "[gpu][attention][sm90]") {
+  test::require_gpu();
+  using Causal = ScoreChain<attention::Causal<BottomRight>>;
+  // Three and four stages (one Q stage: O stored by the threads), one consumer (staged O),
+  // turns on 128 x 176 (one Q stage).
+  run_attention<Config<arch::Sm90, bfloat16_t, HeadDim<128>, BlockTile<128, 128>, Consumers<2>, Stages<3>, Causal>>(
+      dense(1, 2, 2, 700, 900, 128));
+  run_attention<Config<arch::Sm90, bfloat16_t, HeadDim<64>, BlockTile<128, 64>, Consumers<2>, Stages<4>>>(dense(2, 2, 1, 333, 1000, 64));
+  run_attention<Config<arch::Sm90, bfloat16_t, HeadDim<128>, BlockTile<64, 128>, Consumers<1>, Stages<2>, Causal>>(
+      dense(1, 3, 1, 257, 300, 128));
+  run_attention<Config<arch::Sm90, bfloat16_t, HeadDim<128>, BlockTile<128, 176>, Consumers<2, true>, Stages<2>, Causal>>(
+      dense(1, 2, 2, 500, 500, 128));
+  // O in BHSD while Q, K and V are BSHD (the O map and the threads' stores take O's strides), and
+  // a softmax scale of one's own.
+  Problem p = dense(2, 4, 2, 300, 260, 128);
+  p.o = Strides::packed(attention::Layout::kBHSD, 300, 4, 128);
+  p.scale = 0.3f;
+  run_attention<Cfg90<128>>(p);
+  // fp8 with a chain that changes scores (it sees them in natural units, fp8 scales included) and
+  // with a window (its first visited block is not the first).
+  using Capped = ScoreChain<Softcap, Causal>;
+  run_attention<Cfg90<128, 128, 128, Capped, Consumers<2>, float8_e4m3_t>>(dense(1, 2, 2, 300, 300, 128), Capped{{2.0f}, {}},
+                                                                              Capped{{2.0f}, {}});
+  using Window = ScoreChain<SlidingWindow<BottomRight>>;
+  run_attention<Cfg90<128, 128, 128, Window, Consumers<2>, float8_e4m3_t>>(dense(1, 2, 2, 600, 600, 128), Window{{200, 0}},
+                                                                              Window{{200, 0}});
+}
+
 TEST_CASE("attention sm90: refusals name the fix and launch nothing", "[gpu][attention][sm90]") {
   test::require_gpu();
   using Cfg = Cfg90<128>;

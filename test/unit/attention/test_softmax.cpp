@@ -51,7 +51,7 @@ struct Rows<tile::MfmaAccumT<N>> {
 };
 
 template <class A>
-void check_online_softmax(int blocks, unsigned seed) {
+void check_online_softmax(int blocks, unsigned seed, float offset = 0.0f) {
   using L = Rows<A>;
   constexpr int R = A::rows_per_thread, rows = L::rows, n = A::cols;
   int const cols = blocks * n;
@@ -71,7 +71,7 @@ void check_online_softmax(int blocks, unsigned seed) {
   std::vector<Array<float, R>> o(128), inverse(128), lse(128);
   test::Warpgroup wg;
   wg.run([&](int t, test::Warpgroup::Shfl shfl) {
-    attention::OnlineSoftmax<R, typename L::Lanes> sm(scale * attention::kLog2e);
+    attention::OnlineSoftmax<R, typename L::Lanes> sm(scale * attention::kLog2e, offset);
     Array<float, R> acc{};
     for (int b = 0; b < blocks; ++b) {
       A frag;
@@ -115,6 +115,7 @@ TEST_CASE("attention::OnlineSoftmax: the full row's softmax and LSE, a block at 
   check_online_softmax<tile::WgmmaAccum<float, 64, 1>>(5, 2);
   check_online_softmax<tile::WgmmaAccum<float, 32, 2>>(7, 3);
   check_online_softmax<tile::WgmmaAccum<float, 128, 1>>(3, 4);
+  check_online_softmax<tile::WgmmaAccum<float, 128, 1>>(3, 12, 8.0f);  // fp8's offset: p up to 2^8, O / l and LSE unchanged
 }
 
 TEST_CASE("attention::OnlineSoftmax over mma.sync accumulators (the sm80 kernel's)", "[attention][softmax]") {

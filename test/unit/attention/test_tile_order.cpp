@@ -91,3 +91,42 @@ TEST_CASE("attention ScoreChain::limits_keys", "[attention]") {
   STATIC_REQUIRE_FALSE(ScoreChain<Softcap>::limits_keys);
   STATIC_REQUIRE_FALSE(NoMask::limits_keys);
 }
+
+// Variable lengths: the cursor's tiles against a brute-force numbering (sequence by sequence,
+// heads, query blocks; from the last block where longest first), empty sequences included, for
+// grids smaller and larger than the tiles; each block's tile numbers grow.
+TEST_CASE("attention TileOrder: variable lengths against a brute-force numbering", "[attention]") {
+  std::vector<int> const lengths{300, 0, 1, 129, 1023, 0, 7, 128, 2000};
+  std::vector<int> cu{0};
+  for (int n : lengths) cu.push_back(cu.back() + n);
+  int const bq = 128, heads = 3, batch = int(lengths.size());
+  int const longest = *std::max_element(lengths.begin(), lengths.end());
+  for (bool longest_first : {false, true}) {
+    std::vector<TileCoord> all;  // the numbering
+    for (int b = 0; b < batch; ++b) {
+      int const blocks = (lengths[std::size_t(b)] + bq - 1) / bq;
+      for (int h = 0; h < heads; ++h)
+        for (int m = 0; m < blocks; ++m) all.push_back({b, h, longest_first ? blocks - 1 - m : m});
+    }
+    TileOrder const order{(longest + bq - 1) / bq, heads, batch, longest_first, cu.data(), bq};
+    for (int grid : {1, 5, 132, 1000}) {
+      INFO("longest first " << longest_first << " grid " << grid);
+      std::vector<int> seen(all.size(), 0);
+      for (int block = 0; block < grid; ++block) {
+        TileOrder::Cursor at;
+        int last = -1;
+        for (int j = 0; order.next(block, grid, j, at); ++j) {
+          int const w = order.at(block, grid, j);
+          REQUIRE(w > last);
+          last = w;
+          REQUIRE(w < int(all.size()));
+          CHECK(at.tile.batch == all[std::size_t(w)].batch);
+          CHECK(at.tile.head == all[std::size_t(w)].head);
+          CHECK(at.tile.q_block == all[std::size_t(w)].q_block);
+          ++seen[std::size_t(w)];
+        }
+      }
+      CHECK(std::count(seen.begin(), seen.end(), 1) == int(all.size()));
+    }
+  }
+}

@@ -10,6 +10,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "tessera/arch/sm90/mbarrier.hpp"
@@ -37,7 +38,7 @@ struct Params {
   typename Cfg::Output* o;
   float* lse;                                       // null: not written
   int const *cu_q = nullptr, *cu_k = nullptr;       // variable lengths: batch + 1 offsets each
-  std::int64_t total_q = 0;                         // variable lengths: Q's tokens (LSE's row)
+  std::int64_t total_q = 0, total_k = 0;            // variable lengths: the packed tokens (LSE's row: total_q)
   TESSERA_HD TileOrder order() const { return {q_blocks, heads, batch, Cfg::Chain::limits_keys, cu_q, Cfg::BQ}; }
   TESSERA_HD int tiles() const { return order().tiles(); }
 };
@@ -48,14 +49,19 @@ struct Kernel {
   using Main = Mainloop<Cfg>;
   static constexpr int BQ = Cfg::BQ, BKV = Cfg::BKV, Stages = Cfg::stages, Consumers = Cfg::consumers;
   static constexpr int smem_bytes = int(sizeof(S));
+  static_assert(sizeof(S) <= std::size_t(Cfg::smem_bytes + (Cfg::q_stages - 1) * Cfg::q_bytes),
+                "attention::sm90::Kernel: the shared memory outgrew Config::smem_bytes's count; update the count");
 
   // A tile's sequences: batch entry c.batch's (variable lengths: at its offsets in the tokens of
   // batch entry 0).
   TESSERA_DEVICE static TileInfo tile(Params<Cfg> const& p, TileCoord const& c) {
     if (p.cu_q == nullptr) return TileInfo{c.batch, c.head, c.head / p.group, c.q_block * BQ, p.q_len, p.k_len, c.batch, 0, 0};
+    // (Lengths clipped to the longest the problem states and the tokens it holds: offsets that
+    // break Problem::variable_lengths's contract leave rows unwritten, never write past O or LSE.)
     int const q_start = p.cu_q[c.batch], k_start = p.cu_k[c.batch];
-    return TileInfo{c.batch, c.head, c.head / p.group, c.q_block * BQ, p.cu_q[c.batch + 1] - q_start, p.cu_k[c.batch + 1] - k_start,
-                    0, q_start, k_start};
+    int const q_len = min(min(p.cu_q[c.batch + 1] - q_start, p.q_len), int(max(std::int64_t(0), p.total_q - q_start)));
+    int const k_len = min(min(p.cu_k[c.batch + 1] - k_start, p.k_len), int(max(std::int64_t(0), p.total_k - k_start)));
+    return TileInfo{c.batch, c.head, c.head / p.group, c.q_block * BQ, q_len, k_len, 0, q_start, k_start};
   }
   TESSERA_DEVICE static BlockRange range(Params<Cfg> const& p, TileInfo const& t) {
     int const q1 = t.q0 + BQ < t.q_len ? t.q0 + BQ : t.q_len;
@@ -69,7 +75,7 @@ struct Kernel {
       Loader<Cfg>::prefetch(p.load);
       kp.init(Consumers);
       vp.init(Consumers);
-      if constexpr (Cfg::fp8) typename S::Pipe(s.v.raw_barriers).init(1);  // freed by the producer
+      if constexpr (Cfg::fp8) typename S::Pipe(s.raw_barriers).init(1);  // freed by the producer
       for (int i = 0; i < S::QStages; ++i) {
         arch::mbarrier_init(arch::smem_address(&s.q_full[i]), 1);
         arch::mbarrier_init(arch::smem_address(&s.q_empty[i]), Consumers);
@@ -109,7 +115,7 @@ struct Kernel {
       };
       auto const load_v = [&](int n, int i) {
         std::uint64_t* const bars = [&] {
-          if constexpr (Cfg::fp8) return s.v.raw_barriers;  // (V^T's are the transposition's)
+          if constexpr (Cfg::fp8) return s.raw_barriers;  // (V^T's are the transposition's)
           else return s.v_barriers;
         }();
         Loader<Cfg>::load_v(s, p.load, i % Stages, typename S::Pipe(bars).producer_acquire(i, S::v_bytes), t.mb, t.hk, t.k_start + n * BKV);

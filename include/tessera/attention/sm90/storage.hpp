@@ -40,7 +40,6 @@ struct Storage {
   struct V8 {
     alignas(1024) E raw[Stages][Dv / 128][RawBlock::size];
     alignas(1024) E vt[Stages][BKV / 128][VtBlock::size];
-    std::uint64_t raw_barriers[Pipe::barrier_bytes / 8];  // raw V landed; transposed (the producer's)
   };
 
   static constexpr int QStages = Cfg::q_stages;
@@ -48,6 +47,7 @@ struct Storage {
   alignas(1024) E k[Stages][D / Span][k_block];
   std::conditional_t<Cfg::fp8, V8, V16> v;
   std::uint64_t k_barriers[Pipe::barrier_bytes / 8], v_barriers[Pipe::barrier_bytes / 8];  // (fp8: of V^T)
+  std::uint64_t raw_barriers[Pipe::barrier_bytes / 8];  // fp8: raw V landed; transposed (the producer's)
   std::uint64_t q_full[QStages], q_empty[QStages];  // Q landed; every consumer's last read of it done
   std::uint64_t turns[pipeline::Turns::barrier_bytes / 8];  // the consumers' turns (attention/sm90/mainloop.hpp)
 

@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "tessera/arch/sm90/wgmma.hpp"  // fence_proxy_async_shared
+#include "tessera/attention/fp8_layout.hpp"
 #include "tessera/attention/sm90/storage.hpp"
 #include "tessera/pipeline/warp_specialized.hpp"
 
@@ -31,7 +32,7 @@ struct TransposeV {
   // Ring position pos: waits for its raw V and for its V^T stage to be free, writes V^T, then
   // (one thread) announces V^T and frees the raw stage.
   TESSERA_DEVICE static void run(S& s, int pos, int thread) {
-    typename S::Pipe const raw(s.v.raw_barriers), vt(s.v_barriers);
+    typename S::Pipe const raw(s.raw_barriers), vt(s.v_barriers);
     raw.consumer_wait(pos);
     vt.producer_wait(pos);
     int const stage = pos % Stages, lane = thread % 32, warp = thread / 32;
@@ -47,11 +48,9 @@ struct TransposeV {
         auto const word = [&](int key) {
           return *reinterpret_cast<std::uint32_t const*>(from + span * S::RawBlock::size + int(S::RawBlock::layout()(key, col)));
         };
-        std::uint32_t const w0 = word(k), w1 = word(k + 1), w2 = word(k + 8), w3 = word(k + 9);
-        std::uint32_t const t0 = __byte_perm(w0, w1, 0x5140), t1 = __byte_perm(w0, w1, 0x7362);  // (w0, w1) byte pairs
-        std::uint32_t const t2 = __byte_perm(w2, w3, 0x5140), t3 = __byte_perm(w2, w3, 0x7362);
-        std::uint32_t const out[4] = {__byte_perm(t0, t2, 0x5410), __byte_perm(t0, t2, 0x7632), __byte_perm(t1, t3, 0x5410),
-                                      __byte_perm(t1, t3, 0x7632)};  // column d0 + j: keys k, k + 1, k + 8, k + 9
+        std::uint32_t const w[4] = {word(k), word(k + 1), word(k + 8), word(k + 9)};
+        std::uint32_t out[4];  // column d0 + j: keys k, k + 1, k + 8, k + 9
+        fp8::transpose_keys(w, out);
         int const slot = 16 * c + 4 * q, block = slot / 128;
         TESSERA_UNROLL
         for (int j = 0; j < 4; ++j)

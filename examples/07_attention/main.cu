@@ -38,8 +38,13 @@ struct RelativePositionBias {
 
   TESSERA_HD static int bucket(int distance) {
     if (distance < 16) return distance < 0 ? 0 : distance;
-    int octave = 4;  // 2^octave <= distance
-    while ((distance >> (octave + 1)) != 0) ++octave;
+    // octave: 2^octave <= distance < 2^(octave + 1), from the leading zeros (a loop over the
+    // octaves, the obvious form, runs on every score: keep a stage's work per score small).
+#if defined(__CUDA_ARCH__)
+    int const octave = 31 - __clz(distance);
+#else
+    int const octave = 31 - __builtin_clz(unsigned(distance));
+#endif
     int const b = 16 + 2 * (octave - 4) + ((distance >> (octave - 1)) & 1);
     return b < kBuckets ? b : kBuckets - 1;
   }

@@ -128,7 +128,7 @@ TEST_CASE("emit writes the attention winners per problem as attention::TunedTabl
   // Each problem's fastest passed one (the wrong 128 x 128 of the third left out), its shape, spec and time.
   CHECK_THAT(h, Catch::Contains("    // sm90_bf16_hd128_128x64_2wg_s2_causal: batch=1 heads=8 heads_kv=8 sq=300 sk=300 dim=128 mask=causal\n"
                                 "    {{1, 8, 8, 300, 300}, {.arch_cc = 90, .element = tessera::gemm::Dtype::kBf16, .head_dim = 128, "
-                                ".head_dim_v = 128, .bq = 128, .bkv = 64, .consumers = 2, .stages = 2}, 20.50},\n"));
+                                ".head_dim_v = 128, .bq = 128, .bkv = 64, .consumers = 2, .turns = false, .stages = 2}, 20.50},\n"));
   CHECK_THAT(h, Catch::Contains("    // sm90_bf16_hd128_128x128_2wg_s2_causal: batch=2 heads=16") && Catch::Contains(", 90.00},\n"));
   CHECK_THAT(h, Catch::Contains("    // sm90_bf16_hd128_128x64_2wg_s2_causal: batch=4 heads=32") && Catch::Contains(", 2000.00},\n"));
   CHECK_THAT(h, !Catch::Contains("100.00") && !Catch::Contains("22.00"));

@@ -7,6 +7,8 @@
 #include <numeric>
 #include <tuple>
 
+#include "tessera/attention/tile_order.hpp"
+
 namespace tessera::profiler {
 
 DeviceModel h100() { return {}; }  // (the fields' defaults)
@@ -108,7 +110,7 @@ double predict_attention_us(attention::ConfigSpec const& s, AttentionShape const
   if (s.consumers == 1) efficiency *= 0.7;
   double const scores = double(bq) * bkv;
   double const tensor = 2.0 * scores * (s.head_dim + s.head_dim_v) / (4096.0 * efficiency);
-  double const softmax = scores * (1.0 / 16 + 6.0 / 128) * (s.consumers == 2 ? 0.5 : 1.0);
+  double const softmax = scores * (1.0 / 16 + 6.0 / 128) * (s.consumers >= 2 ? 0.5 : 1.0);
   std::int64_t const q_blocks = (std::int64_t(p.seqlen_q) + bq - 1) / bq;
   std::int64_t const tiles = q_blocks * p.heads * p.batch;
   std::int64_t const grid = std::min<std::int64_t>(tiles, d.sms);
@@ -142,10 +144,16 @@ double predict_attention_us(attention::ConfigSpec const& s, AttentionShape const
     }
     tile_clocks[std::size_t(m)] = clocks;
   }
-  // The persistent blocks' loads: block i takes tiles i, i + grid, ... (query block fastest).
-  std::vector<double> load(std::size_t(std::max<std::int64_t>(grid, 1)), 0.0);
-  for (std::int64_t w = 0; w < tiles; ++w) load[std::size_t(w % grid)] += tile_clocks[std::size_t(w % q_blocks)];
-  double const slowest_us = *std::max_element(load.begin(), load.end()) / clocks_per_us;
+  // The persistent blocks' loads, in the kernel's order of the tiles (attention/tile_order.hpp:
+  // longest first where the mask limits the keys).
+  attention::TileOrder const order{int(q_blocks), p.heads, p.batch, p.mask.kind != AttentionMask::kNone};
+  double slowest = 0;
+  for (int block = 0; block < int(grid); ++block) {
+    double load = 0;
+    for (int j = 0, w = 0; (w = order.at(block, int(grid), j)) >= 0; ++j) load += tile_clocks[std::size_t(order.coord(w, int(grid)).q_block)];
+    slowest = std::max(slowest, load);
+  }
+  double const slowest_us = slowest / clocks_per_us;
   double const dram_us = p.bytes(e) / (d.dram_gbps * 1e3);
   return d.launch_us + d.latency_us + std::max(dram_us, slowest_us);
 }

@@ -63,12 +63,14 @@ std::vector<int> select_top_k(std::vector<Prediction> const& candidates, int k, 
 
 // ---- attention ---------------------------------------------------------------------------------
 // The Hopper kernel's time on a problem, as the GEMM's: persistent blocks (one per SM) take the
-// tiles (BQ queries of one head) round robin in the kernel's order; a tile walks the blocks of BKV
+// tiles (BQ queries of one head) in the kernel's order (attention::TileOrder: longest first under
+// a mask); a tile walks the blocks of BKV
 // keys its mask leaves (partial ones masked score by score); one block of keys costs
 //
 //   max(tensor time (Q K^T and P V at the wgmma peak, times an efficiency), its K and V from the
 //       SM's share of L2) + the softmax's exp2 and float work (special functions: 16 a clock per SM;
-//       two consumers hide half of it behind the other's wgmma) + a fixed turn (barriers, issue)
+//       two or three consumers hide half of it behind the others' wgmma) + a fixed turn (barriers,
+//       issue)
 //
 // and the slowest block's sum is the time, with the DRAM floor (Q, K, V, O once) and a launch. It
 // ranks tiles; its constants are the hardware's rates, not fitted to measurements.

@@ -799,8 +799,9 @@ int profile_attention(ProfileOptions const& o, std::string const& layout) {
     }
     if (kernels.empty()) {
       error(fmt::format("no configuration of this binary computes {} attention with head dims {} / {} and mask {} on compute capability "
-                        "{}.{}{} (the Hopper kernel takes head dims 64, 128, 192 / 128 and 256 on compute capability 9.0; `tessera-profile "
-                        "list attention --dtype {} --all` shows the space; this binary holds space \"{}\"{})",
+                        "{}.{}{} (the space's kernels are for compute capability 9.0 and head dims 64, 128, 256 and 192 / 128; the kernel "
+                        "takes any multiple of 8 up to 256: add a spec to tuning/attention_space.hpp for others; `tessera-profile list "
+                        "attention --dtype {} --all` shows the space; this binary holds space \"{}\"{})",
                         types.name, a.head_dim, a.head_dim_v, tp::attention_mask_text(a.mask), cc / 10, cc % 10,
                         o.kernels.empty() ? "" : " matching --kernels " + o.kernels, types.name, tp::registry_attention_space(),
                         std::string(tp::registry_filter()).empty() ? "" : std::string(", filter ") + tp::registry_filter()));

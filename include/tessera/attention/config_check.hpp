@@ -5,7 +5,7 @@
 // checks in the same order).
 //
 //   constexpr attention::ConfigSpec s{.arch_cc = 90, .element = gemm::Dtype::kBf16, .head_dim = 128, .head_dim_v = 128,
-//                                     .bq = 128, .bkv = 128, .consumers = 2, .stages = 2};
+//                                     .bq = 128, .bkv = 176, .consumers = 2, .turns = false, .stages = 2};
 //   static_assert(attention::check(s) == attention::ConfigError::kNone);
 //   attention::config_error_message(other);   // "attention::Config: <problem>; <fix>"
 //
@@ -23,38 +23,49 @@ struct ConfigSpec {
   gemm::Dtype element = gemm::Dtype::kBf16;
   int head_dim = 128, head_dim_v = 128;  // HeadDim<head_dim, head_dim_v>
   int bq = 128, bkv = 128;               // BlockTile<bq, bkv>
-  int consumers = 2;                     // Consumers<consumers>
+  int consumers = 2;                     // Consumers<consumers, turns>
+  bool turns = false;
   int stages = 2;                        // Stages<stages>
   friend constexpr bool operator==(ConfigSpec const&, ConfigSpec const&) = default;
 
   constexpr int threads() const { return 128 * (consumers + 1); }
+  // The head dimensions as the Hopper kernel holds them: whole spans of 64 columns.
+  constexpr int head_dim_padded() const { return (head_dim + 63) / 64 * 64; }
+  constexpr int head_dim_v_padded() const { return (head_dim_v + 63) / 64 * 64; }
   // attention::Config::smem_bytes: Q, the K and V rings, and 1 KiB for barriers and alignment.
   constexpr int smem_bytes() const {
     int const e = gemm::dtype_bytes(element);
-    return bq * head_dim * e + stages * (bkv * head_dim * e + bkv * head_dim_v * e) + 1024;
+    return bq * head_dim_padded() * e + stages * (bkv * head_dim_padded() * e + bkv * head_dim_v_padded() * e) + 1024;
   }
 };
 
 enum class ConfigError {
   kNone,
-  kArch,          // not arch::Sm90
-  kElement,       // not bfloat16_t or half_t
-  kHeadDim,       // head dimensions not 64, 128, 192 or 256
-  kConsumers,     // consumers not 1 or 2, or BQ != 64 consumers
-  kBlockKv,       // BKV not 16 to 256 in steps of 16
-  kStages,        // stages not 2 to 4
-  kSharedMemory,  // Q and the rings pass 227 KiB
+  kArch,                     // not arch::Sm90
+  kElement,                  // not bfloat16_t or half_t
+  kHeadDim,                  // head dimensions not multiples of 8 from 8 to 256
+  kConsumers,                // consumers not 1 to 3, or BQ != 64 consumers
+  kTurns,                    // turns without two consumers
+  kThreeConsumerRegisters,   // three consumers' 160 registers too few for S, P and O
+  kBlockKv,                  // BKV not 16 to 256 in steps of 16
+  kStages,                   // stages not 2 to 4
+  kSharedMemory,             // Q and the rings pass 227 KiB
 };
 
 // attention::Config's messages (attention/config.hpp), word for word.
 #define TESSERA_ATTENTION_CONFIG_MSG_ARCH "attention::Config: the attention kernel runs on arch::Sm90 so far; use arch::Sm90"
 #define TESSERA_ATTENTION_CONFIG_MSG_ELEMENT \
   "attention::Config: Q, K, V and O are bfloat16_t or half_t (float softmax and accumulation); use one of those"
-#define TESSERA_ATTENTION_CONFIG_MSG_HEAD_DIM                                                                                   \
-  "attention::Config: the Hopper kernel's head dimensions are 64, 128, 192 or 256 (whole 128-byte swizzle spans); use " \
-  "HeadDim<64>, <128>, <192> or <256> (pad other head dimensions with zeros)"
+#define TESSERA_ATTENTION_CONFIG_MSG_HEAD_DIM                                                                                      \
+  "attention::Config: head dimensions are multiples of 8 (16-byte rows) from 8 to 256; use HeadDim<D, Dv> with such D and " \
+  "Dv (pad others with zeros: the scores do not change)"
 #define TESSERA_ATTENTION_CONFIG_MSG_CONSUMERS \
-  "attention::Config: each consumer warpgroup owns 64 query rows; use BlockTile<64 * C, ...> with Consumers<C>, C = 1 or 2"
+  "attention::Config: each consumer warpgroup owns 64 query rows; use BlockTile<64 * C, ...> with Consumers<C>, C = 1, 2 or 3"
+#define TESSERA_ATTENTION_CONFIG_MSG_TURNS \
+  "attention::Config: turns are taken between two consumers; use Consumers<2, true> or no turns"
+#define TESSERA_ATTENTION_CONFIG_MSG_THREE_CONSUMERS                                                                          \
+  "attention::Config: three consumers have 160 registers a thread, too few for S, P and O of this BlockTile and head " \
+  "dimension; use BlockTile<192, 128> at head dimension 64, or two consumers"
 #define TESSERA_ATTENTION_CONFIG_MSG_BLOCK_KV \
   "attention::Config: a block of keys is the scores' wgmma N and P V's K: 16 to 256 in steps of 16; use BlockTile<..., 128>"
 #define TESSERA_ATTENTION_CONFIG_MSG_STAGES "attention::Config: K and V take 2 to 4 stages each; use Stages<2>"
@@ -66,9 +77,11 @@ enum class ConfigError {
 constexpr ConfigError check(ConfigSpec const& s) {
   if (s.arch_cc != 90) return ConfigError::kArch;
   if (s.element != gemm::Dtype::kBf16 && s.element != gemm::Dtype::kF16) return ConfigError::kElement;
-  if (s.head_dim % 64 != 0 || s.head_dim_v % 64 != 0 || s.head_dim < 64 || s.head_dim_v < 64 || s.head_dim > 256 || s.head_dim_v > 256)
+  if (s.head_dim % 8 != 0 || s.head_dim_v % 8 != 0 || s.head_dim < 8 || s.head_dim_v < 8 || s.head_dim > 256 || s.head_dim_v > 256)
     return ConfigError::kHeadDim;
-  if (s.consumers < 1 || s.consumers > 2 || s.bq != 64 * s.consumers) return ConfigError::kConsumers;
+  if (s.consumers < 1 || s.consumers > 3 || s.bq != 64 * s.consumers) return ConfigError::kConsumers;
+  if (s.turns && s.consumers != 2) return ConfigError::kTurns;
+  if (s.consumers == 3 && s.bkv / 2 + s.bkv / 4 + s.head_dim_v_padded() / 2 > 128) return ConfigError::kThreeConsumerRegisters;
   if (s.bkv % 16 != 0 || s.bkv < 16 || s.bkv > 256) return ConfigError::kBlockKv;
   if (s.stages < 2 || s.stages > 4) return ConfigError::kStages;
   if (s.smem_bytes() > 227 * 1024) return ConfigError::kSharedMemory;
@@ -83,6 +96,8 @@ constexpr char const* config_error_message(ConfigError e) {
     case ConfigError::kElement: return TESSERA_ATTENTION_CONFIG_MSG_ELEMENT;
     case ConfigError::kHeadDim: return TESSERA_ATTENTION_CONFIG_MSG_HEAD_DIM;
     case ConfigError::kConsumers: return TESSERA_ATTENTION_CONFIG_MSG_CONSUMERS;
+    case ConfigError::kTurns: return TESSERA_ATTENTION_CONFIG_MSG_TURNS;
+    case ConfigError::kThreeConsumerRegisters: return TESSERA_ATTENTION_CONFIG_MSG_THREE_CONSUMERS;
     case ConfigError::kBlockKv: return TESSERA_ATTENTION_CONFIG_MSG_BLOCK_KV;
     case ConfigError::kStages: return TESSERA_ATTENTION_CONFIG_MSG_STAGES;
     case ConfigError::kSharedMemory: return TESSERA_ATTENTION_CONFIG_MSG_SMEM;

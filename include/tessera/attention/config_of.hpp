@@ -21,17 +21,17 @@ namespace tessera::attention {
 namespace detail {
 // The Config of a spec's fields, one template argument each (GCC 12 crashes on some dependent uses
 // of a structural value as a template argument; scalars pass, as conv/config_of.hpp found).
-template <int Arch, gemm::Dtype E, int D, int Dv, int BQ, int BKV, int C, int S, class Chain>
+template <int Arch, gemm::Dtype E, int D, int Dv, int BQ, int BKV, int C, bool Turns, int S, class Chain>
 struct ConfigFrom {
   static_assert(Arch == 90, TESSERA_ATTENTION_CONFIG_MSG_ARCH);
   using Element = std::conditional_t<E == gemm::Dtype::kF16, half_t, bfloat16_t>;
   static_assert(E == gemm::Dtype::kBf16 || E == gemm::Dtype::kF16, TESSERA_ATTENTION_CONFIG_MSG_ELEMENT);
-  using type = Config<arch::Sm90, Element, HeadDim<D, Dv>, BlockTile<BQ, BKV>, Consumers<C>, Stages<S>, Chain>;
+  using type = Config<arch::Sm90, Element, HeadDim<D, Dv>, BlockTile<BQ, BKV>, Consumers<C, Turns>, Stages<S>, Chain>;
 };
 
 #define TESSERA_DETAIL_ATTENTION_CONFIG_FROM(s, Chain)                                                                               \
-  ::tessera::attention::detail::ConfigFrom<s.arch_cc, s.element, s.head_dim, s.head_dim_v, s.bq, s.bkv, s.consumers, s.stages, \
-                                           Chain>::type
+  ::tessera::attention::detail::ConfigFrom<s.arch_cc, s.element, s.head_dim, s.head_dim_v, s.bq, s.bkv, s.consumers, s.turns, \
+                                           s.stages, Chain>::type
 }  // namespace detail
 
 // The Config a valid spec describes, with score chain Chain.
@@ -47,6 +47,7 @@ inline constexpr ConfigSpec spec_of = ConfigSpec{.arch_cc = std::is_same_v<typen
                                                  .bq = Cfg::BQ,
                                                  .bkv = Cfg::BKV,
                                                  .consumers = Cfg::consumers,
+                                                 .turns = Cfg::turns,
                                                  .stages = Cfg::stages};
 
 }  // namespace tessera::attention

@@ -11,11 +11,13 @@
 // of the spec `tessera-profile emit` writes: attention::Tuned instantiates the winning specs with
 // the application's chain. Three sizes, each part of the next: kReduced (CI and the gpu preset:
 // bf16, head dim 128), kDefault (bf16 and f16, head dims 64, 128, 256 and 192 / 128, two tiles
-// each, no mask and causal; the other masks on one tile) and kWide (opt-in: more tiles, 3 stages,
-// every mask). Each valid candidate is one translation unit of the profiler (4 to 10 s of nvcc for
-// sm_90a on the 2-core machine; the default space's 48 summed to 324 s, 2026-11-26).
+// each, no mask and causal; the other masks on one tile) and kWide (opt-in: more tiles, one to
+// three consumers, turns, 3 stages, every mask). Each valid candidate is one translation unit of the profiler (7 to 24 s of nvcc
+// for sm_90a on the 2-core machine, two at a time; the default space's 48 summed to 586 s,
+// 2026-11-26).
 #pragma once
 
+#include <array>
 #include <string>
 
 #include "tessera/attention/config_check.hpp"
@@ -44,7 +46,7 @@ constexpr char const* attention_space_name(AttentionSpaceSize s) {
   return s == AttentionSpaceSize::kReduced ? "reduced" : s == AttentionSpaceSize::kDefault ? "default" : "wide";
 }
 
-inline constexpr int kAttentionSpaceCapacity = 384;
+inline constexpr int kAttentionSpaceCapacity = 640;
 
 namespace detail {
 struct AttentionHeads {
@@ -52,17 +54,24 @@ struct AttentionHeads {
 };
 inline constexpr AttentionHeads kAttentionHeadDims[] = {{64, 64}, {128, 128}, {256, 256}, {192, 128}};
 
-constexpr attention::ConfigSpec attention_spec(Dtype t, AttentionHeads h, int bq, int bkv, int stages) {
-  return {.arch_cc = 90, .element = t, .head_dim = h.d, .head_dim_v = h.dv, .bq = bq, .bkv = bkv, .consumers = bq / 64, .stages = stages};
+struct AttentionTile {
+  int bq, bkv;
+};
+
+constexpr attention::ConfigSpec attention_spec(Dtype t, AttentionHeads h, AttentionTile tile, int stages, bool turns = false) {
+  return {.arch_cc = 90, .element = t, .head_dim = h.d, .head_dim_v = h.dv, .bq = tile.bq, .bkv = tile.bkv, .consumers = tile.bq / 64,
+          .turns = turns, .stages = stages};
 }
 
-// The tiles of the default space per head dimension: the bench's (bench/attention/bench_attention.cu:
-// 128 x 128, 128 x 64 at head dim 256, where K and V blocks of 128 keys pass the shared memory) and
-// one other: 128 x 64 (more blocks in flight for short sequences), at head dim 256 128 x 80
-// (FlashAttention-3's tile there).
-constexpr void default_tiles(AttentionHeads h, int (&bkv)[2]) {
-  bkv[0] = h.d == 256 ? 64 : 128;
-  bkv[1] = h.d == 256 ? 80 : 64;
+// The default space's two tiles per head dimension, attention/config.hpp's advice (FlashAttention-
+// 3's tiles): 128 x 128 (short or causal sequences) and 128 x 176 at head dim 128; 128 x 128 and
+// 192 x 128 (three consumers) at 64; 128 x 64 and 128 x 80 at 256, where 128 keys of K and V pass
+// the shared memory; 128 x 128 and 128 x 64 at 192 / 128.
+constexpr std::array<AttentionTile, 2> default_tiles(AttentionHeads h) {
+  if (h.d == 64) return {AttentionTile{128, 128}, AttentionTile{192, 128}};
+  if (h.d == 128) return {AttentionTile{128, 128}, AttentionTile{128, 176}};
+  if (h.d == 256) return {AttentionTile{128, 64}, AttentionTile{128, 80}};
+  return {AttentionTile{128, 128}, AttentionTile{128, 64}};
 }
 
 template <int Cap>
@@ -71,30 +80,29 @@ constexpr void add_attention_default(AttentionCandidateList<Cap>& out, bool redu
     if (reduced && t != Dtype::kBf16) continue;
     for (AttentionHeads h : kAttentionHeadDims) {
       if (reduced && h.d != 128) continue;
-      int bkv[2] = {};
-      default_tiles(h, bkv);
+      std::array<AttentionTile, 2> const tiles = default_tiles(h);
       for (AttentionMask m : {AttentionMask::kNone, AttentionMask::kCausal})
-        for (int b : bkv) out.add({attention_spec(t, h, 128, b, 2), m});
+        for (AttentionTile tile : tiles) out.add({attention_spec(t, h, tile, 2), m});
       // The other masks on the first tile: they rank the same tiles as causal does, and each is a
       // kernel of its own.
-      for (AttentionMask m : {AttentionMask::kCausalTopLeft, AttentionMask::kWindow}) out.add({attention_spec(t, h, 128, bkv[0], 2), m});
+      for (AttentionMask m : {AttentionMask::kCausalTopLeft, AttentionMask::kWindow}) out.add({attention_spec(t, h, tiles[0], 2), m});
     }
   }
 }
 
-// The wide sweep: one and two consumers, key blocks of 64 to 192, 2 and 3 stages, every mask (the
-// ones past the shared memory are dropped with attention::Config's message).
+// The wide sweep: one to three consumers, key blocks of 64 to 192, 2 and 3 stages, turns between
+// two consumers, every mask (the ones past the shared memory or, with three consumers, the
+// registers are dropped with attention::Config's message).
 template <int Cap>
 constexpr void add_attention_wide(AttentionCandidateList<Cap>& out) {
-  struct Tile {
-    int bq, bkv;
-  };
-  constexpr Tile tiles[] = {{128, 64}, {128, 128}, {128, 192}, {64, 64}, {64, 128}};
+  constexpr AttentionTile tiles[] = {{128, 64}, {128, 128}, {128, 176}, {128, 192}, {64, 64}, {64, 128}, {192, 64}, {192, 128}};
   for (Dtype t : {Dtype::kBf16, Dtype::kF16})
     for (AttentionHeads h : kAttentionHeadDims)
-      for (AttentionMask m : {AttentionMask::kNone, AttentionMask::kCausal, AttentionMask::kCausalTopLeft, AttentionMask::kWindow})
-        for (Tile tile : tiles)
-          for (int stages : {2, 3}) out.add({attention_spec(t, h, tile.bq, tile.bkv, stages), m});
+      for (AttentionMask m : {AttentionMask::kNone, AttentionMask::kCausal, AttentionMask::kCausalTopLeft, AttentionMask::kWindow}) {
+        for (AttentionTile tile : tiles)
+          for (int stages : {2, 3}) out.add({attention_spec(t, h, tile, stages), m});
+        for (AttentionTile tile : {AttentionTile{128, 128}, AttentionTile{128, 176}}) out.add({attention_spec(t, h, tile, 2, true), m});
+      }
 }
 }  // namespace detail
 
@@ -112,12 +120,12 @@ constexpr AttentionCandidateList<kAttentionSpaceCapacity> attention_space(Attent
   return out;
 }
 
-// "sm90_bf16_hd128_128x128_2wg_s2" (head dims 192 / 128: "hd192x128").
+// "sm90_bf16_hd128_128x128_2wg_s2" (head dims 192 / 128: "hd192x128"; turns: "2wg_turns").
 inline std::string name(attention::ConfigSpec const& s) {
   auto const i = [](int v) { return std::to_string(v); };
   std::string n = "sm" + i(s.arch_cc) + "_" + gemm::dtype_name(s.element) + "_hd" + i(s.head_dim);
   if (s.head_dim_v != s.head_dim) n += "x" + i(s.head_dim_v);
-  return n + "_" + i(s.bq) + "x" + i(s.bkv) + "_" + i(s.consumers) + "wg_s" + i(s.stages);
+  return n + "_" + i(s.bq) + "x" + i(s.bkv) + "_" + i(s.consumers) + "wg" + (s.turns ? "_turns" : "") + "_s" + i(s.stages);
 }
 // A profiler kernel's: the Config's name and its mask, "sm90_bf16_hd128_128x128_2wg_s2_causal".
 inline std::string name(AttentionSpec const& s) { return name(s.config) + "_" + attention_mask_name(s.mask); }
@@ -128,7 +136,7 @@ inline std::string cpp_initializer(attention::ConfigSpec const& s) {
   std::string const e = s.element == Dtype::kF16 ? "kF16" : s.element == Dtype::kBf16 ? "kBf16" : "kUnknown";
   return "{.arch_cc = " + i(s.arch_cc) + ", .element = tessera::gemm::Dtype::" + e + ", .head_dim = " + i(s.head_dim) +
          ", .head_dim_v = " + i(s.head_dim_v) + ", .bq = " + i(s.bq) + ", .bkv = " + i(s.bkv) + ", .consumers = " + i(s.consumers) +
-         ", .stages = " + i(s.stages) + "}";
+         ", .turns = " + (s.turns ? "true" : "false") + ", .stages = " + i(s.stages) + "}";
 }
 // A profiler kernel's: {.config = ..., .mask = tessera::tuning::AttentionMask::k...}.
 inline std::string cpp_initializer(AttentionSpec const& s) {

@@ -12,8 +12,8 @@
 // the application's chain. Three sizes, each part of the next: kReduced (CI and the gpu preset:
 // bf16, head dim 128), kDefault (bf16 and f16, head dims 64, 128, 256 and 192 / 128, two tiles
 // each, no mask and causal; the other masks on one tile) and kWide (opt-in: more tiles, one to
-// three consumers, turns, 3 stages, every mask). Each valid candidate is one translation unit of the profiler (7 to 24 s of nvcc
-// for sm_90a on the 2-core machine, two at a time; the default space's 48 summed to 586 s,
+// three consumers, turns, 3 stages, every mask). Each valid candidate is one translation unit of the profiler (6 to 24 s of nvcc
+// for sm_90a on the 2-core machine, two at a time; the default space's 48 summed to 360 to 590 s,
 // 2026-11-26).
 #pragma once
 

@@ -2,8 +2,9 @@
 // architecture, element type, head dimensions, block tile, consumer warpgroups and stages -- not
 // its score chain, which is the application's -- and check() gives the first check it fails, with
 // the message attention::Config's static_assert prints for it (attention/config.hpp, the same
-// checks in the same order). Specs cover the 16-bit kernels: attention::Config also takes fp8 Q,
-// K and V, which have no spec yet (the element check says so).
+// checks in the same order). Specs cover the Hopper kernel's 16-bit Configs: attention::Config also
+// takes fp8 Q, K and V and the sm80 and gfx9 kernels (Warps<W>), which have no spec yet (the
+// element and architecture checks say so).
 //
 //   constexpr attention::ConfigSpec s{.arch_cc = 90, .element = gemm::Dtype::kBf16, .head_dim = 128, .head_dim_v = 128,
 //                                     .bq = 128, .bkv = 176, .consumers = 2, .turns = false, .stages = 2};
@@ -42,7 +43,7 @@ struct ConfigSpec {
 
 enum class ConfigError {
   kNone,
-  kArch,                     // not arch::Sm90
+  kArch,                     // not arch::Sm90 (the specs' kernel so far)
   kElement,                  // not bfloat16_t or half_t (the specs' types so far)
   kHeadDim,                  // head dimensions not multiples of 8 from 8 to 256
   kConsumers,                // consumers not 1 to 3, or BQ != 64 consumers
@@ -54,7 +55,9 @@ enum class ConfigError {
 };
 
 // attention::Config's messages (attention/config.hpp), word for word.
-#define TESSERA_ATTENTION_CONFIG_MSG_ARCH "attention::Config: the attention kernel runs on arch::Sm90 so far; use arch::Sm90"
+#define TESSERA_ATTENTION_CONFIG_MSG_ARCH                                                                          \
+  "attention::check: an attention::ConfigSpec names the Hopper kernel (arch_cc = 90) so far (the sm80 and gfx9 " \
+  "Configs have no spec yet); use arch_cc = 90"
 #define TESSERA_ATTENTION_CONFIG_MSG_ELEMENT                                                                          \
   "attention::check: an attention::ConfigSpec takes bfloat16_t or half_t Q, K, V and O (fp8 Configs have no spec yet); " \
   "use one of those"

@@ -1,8 +1,10 @@
 // The static cost model: monotone in the problem's size for every configuration, the automatic
-// split-K it assumes, and sensible preferences (big tiles for big problems, narrow ones for decode).
+// split-K it assumes, and sensible preferences (big tiles for big problems, narrow ones for decode);
+// attention's: monotone in the problem, cheaper under a mask.
 #include <catch2/catch.hpp>
 
 #include "cost_model.hpp"
+#include "tessera/tuning/attention_space.hpp"
 #include "tessera/tuning/gemm_space.hpp"
 
 using namespace tessera;
@@ -116,4 +118,41 @@ TEST_CASE("top-k takes the best predictions, at most two of a tile family", "[pr
   CHECK(select_top_k(c, 3) == std::vector<int>{4, 2, 1});
   CHECK(select_top_k(c, 8, 1) == std::vector<int>{4, 2, 3});
   CHECK(select_top_k({}, 8).empty());
+}
+
+// Attention: a longer sequence or more heads never costs less; where a tile has several blocks of
+// keys, a causal mask costs less than none on the same problem and a narrow window less than causal
+// (with one block, causal masks it and saves nothing); a launch bounds every problem from below.
+TEST_CASE("the attention model grows with the problem and shrinks with the mask", "[profiler][cost][attention]") {
+  DeviceModel const d = h100();
+  auto const space = tuning::attention_space(tuning::AttentionSpaceSize::kDefault);
+  auto shape = [](int batch, int heads, int s, int dim, char const* mask) {
+    AttentionShape a;
+    a.batch = batch, a.heads = heads, a.heads_kv = heads, a.seqlen_q = a.seqlen_k = s, a.head_dim = a.head_dim_v = dim;
+    REQUIRE(parse_attention_mask(mask, a.mask).ok());
+    return a;
+  };
+  int checked = 0;
+  for (int i = 0; i < space.size; ++i) {
+    tuning::AttentionCandidate const& c = space.items[i];
+    if (!c.valid() || c.spec.mask != tuning::AttentionMask::kNone) continue;
+    attention::ConfigSpec const& s = c.spec.config;
+    INFO(tuning::name(c.spec));
+    for (int len : {128, 1000, 4096}) {
+      double const none = predict_attention_us(s, shape(2, 16, len, s.head_dim, "none"), d);
+      CHECK(predict_attention_us(s, shape(2, 16, 2 * len, s.head_dim, "none"), d) >= none);
+      CHECK(predict_attention_us(s, shape(2, 32, len, s.head_dim, "none"), d) >= none);
+      double const causal = predict_attention_us(s, shape(2, 16, len, s.head_dim, "causal"), d);
+      if (len > 2 * s.bkv) {
+        CHECK(causal < none);
+        CHECK(predict_attention_us(s, shape(2, 16, len, s.head_dim, "window:64,0"), d) < causal);
+      }
+      CHECK(none > d.launch_us);
+      ++checked;
+    }
+  }
+  CHECK(checked == 3 * 16);  // 16 kernels without a mask in the default space, three lengths each
+  // The tile family stands for BQ x BKV.
+  gemm::ConfigSpec const f = attention_family(space.items[0].spec.config);
+  CHECK((f.bm == space.items[0].spec.config.bq && f.bn == space.items[0].spec.config.bkv && f.consumers == 2));
 }

@@ -1,6 +1,6 @@
 // `emit`: the fastest passed configuration per problem, one table per dtype, layout and epilogue
-// (a convolution's: per dtype and direction), each entry the spec as C++; failures and slower
-// results left out; clear errors.
+// (a convolution's: per dtype and direction; attention's: per dtype, head dims and mask), each
+// entry the spec as C++; failures and slower results left out; clear errors.
 #include <catch2/catch.hpp>
 
 #include "emit.hpp"
@@ -110,4 +110,52 @@ TEST_CASE("emit refuses convolution results of unknown configurations or problem
   Report bad = r;
   bad.results[0].problem = "n=2 h=20";
   CHECK_THAT(emit_header(bad, {}, h).message(), Catch::Contains("a result's problem: convolution 'n=2 h=20': w is missing"));
+}
+
+TEST_CASE("emit writes the attention winners per problem as attention::TunedTables", "[profiler][emit][attention]") {
+  Report const r = load_sample(TESSERA_PROFILER_ATTENTION_SAMPLE);
+  std::string h;
+  REQUIRE(emit_header(r, {"my_attention"}, h).ok());
+  CHECK_THAT(h, Catch::Contains("#include \"tessera/attention/tuned.hpp\"") && !Catch::Contains("gemm/tuned.hpp") &&
+                    !Catch::Contains("conv/tuned.hpp"));
+  CHECK_THAT(h, Catch::Contains("fastest verified attention configuration per profiled problem") &&
+                    Catch::Contains("tessera::attention::Tuned<my_attention::<table>, YourChain>"));
+  CHECK_THAT(h, Catch::Contains("// bf16 head dims 128 / 128, profiled with mask causal: 3 problem(s)\n"
+                                "inline constexpr tessera::attention::TunedTable<3> bf16_hd128_causal{{\n"));
+  CHECK_THAT(h, Catch::Contains("inline constexpr tessera::attention::TunedTable<1> bf16_hd128_none{{"));
+  CHECK_THAT(h, Catch::Contains("// bf16 head dims 128 / 128, profiled with mask window:256,0: 1 problem(s)\n"
+                                "inline constexpr tessera::attention::TunedTable<1> bf16_hd128_window{{"));
+  // Each problem's fastest passed one (the wrong 128 x 128 of the third left out), its shape, spec and time.
+  CHECK_THAT(h, Catch::Contains("    // sm90_bf16_hd128_128x64_2wg_s2_causal: batch=1 heads=8 heads_kv=8 sq=300 sk=300 dim=128 mask=causal\n"
+                                "    {{1, 8, 8, 300, 300}, {.arch_cc = 90, .element = tessera::gemm::Dtype::kBf16, .head_dim = 128, "
+                                ".head_dim_v = 128, .bq = 128, .bkv = 64, .consumers = 2, .turns = false, .stages = 2}, 20.50},\n"));
+  CHECK_THAT(h, Catch::Contains("    // sm90_bf16_hd128_128x128_2wg_s2_causal: batch=2 heads=16") && Catch::Contains(", 90.00},\n"));
+  CHECK_THAT(h, Catch::Contains("    // sm90_bf16_hd128_128x64_2wg_s2_causal: batch=4 heads=32") && Catch::Contains(", 2000.00},\n"));
+  CHECK_THAT(h, !Catch::Contains("100.00") && !Catch::Contains("22.00"));
+  // The problems in the order of their text.
+  CHECK(h.find("batch=1 heads=8 heads_kv=8") < h.find("batch=2 heads=16 heads_kv=4 sq=1024 sk=1024 dim=128 mask=causal"));
+  CHECK(table_name(r.results[0]) == "bf16_hd128_causal");
+  CHECK(table_name(r.results.back()) == "bf16_hd128_window");
+  Result other = r.results[0];
+  other.problem = "batch=1 sq=8 sk=8 dim=192 dim_v=128 mask=causal-tl";
+  other.dtype = "f16";
+  CHECK(table_name(other) == "f16_hd192x128_causal_tl");
+}
+
+TEST_CASE("emit writes GEMM, convolution and attention tables into one header; refuses unknown attention kernels",
+          "[profiler][emit][attention]") {
+  Report r = load_sample();
+  for (char const* path : {TESSERA_PROFILER_CONV_SAMPLE, TESSERA_PROFILER_ATTENTION_SAMPLE})
+    for (Result const& x : load_sample(path).results) r.results.push_back(x);
+  std::string h;
+  REQUIRE(emit_header(r, {"all"}, h).ok());
+  CHECK_THAT(h, Catch::Contains("#include \"tessera/gemm/tuned.hpp\"\n#include \"tessera/conv/tuned.hpp\"\n"
+                                "#include \"tessera/attention/tuned.hpp\"\n"));
+  CHECK_THAT(h, Catch::Contains("GEMM, convolution and attention configuration"));
+  Report unknown = load_sample(TESSERA_PROFILER_ATTENTION_SAMPLE);
+  unknown.results[0].kernel = "sm90_bf16_hd128_128x96_2wg_s2_causal";
+  CHECK_THAT(emit_header(unknown, {}, h).message(), Catch::Contains("'sm90_bf16_hd128_128x96_2wg_s2_causal'") && Catch::Contains("profile again"));
+  Report invalid = load_sample(TESSERA_PROFILER_ATTENTION_SAMPLE);
+  invalid.results[0].kernel = "sm90_bf16_hd256_128x192_2wg_s3_causal";  // in the wide space, but dropped (shared memory)
+  CHECK_THAT(emit_header(invalid, {}, h).message(), Catch::Contains("'sm90_bf16_hd256_128x192_2wg_s3_causal'"));
 }

@@ -1,11 +1,14 @@
 // The profiler's command-line vocabulary: integer lists and ranges, dtypes, layouts, epilogue
-// names, kernel globs, convolution directions and problems; each error names the valid choices.
+// names, kernel globs, convolution directions and problems, attention masks and problems; each
+// error names the valid choices.
 #include <catch2/catch.hpp>
 #include <array>
 #include <cstdio>
 #include <string>
+#include <tuple>
 
 #include "options.hpp"
+#include "tessera/attention/problem.hpp"
 #include "tessera/conv/problem.hpp"
 #include "tessera/tuning/epilogue_stages.hpp"
 
@@ -273,4 +276,97 @@ TEST_CASE("convolution problem lists and files", "[profiler][cli][conv]") {
   CHECK((v[1].k == 256 && v[1].r == 1));
   std::remove(path);
   CHECK_THAT(parse_conv_problems("@no_such_file.txt", v).message(), Catch::Contains("cannot read no_such_file.txt"));
+}
+
+TEST_CASE("attention dtypes, masks and layouts, with the choices on error", "[profiler][cli][attention]") {
+  ProblemTypes t;
+  REQUIRE(parse_attention_dtype("fp16", t).ok());
+  CHECK((t.a == gemm::Dtype::kF16 && t.name == "f16"));
+  CHECK(parse_attention_dtype("e4m3", t).message() ==
+        "invalid argument: dtype 'e4m3' has no attention kernels; the attention dtypes are bf16, f16 (fp16, half)");
+
+  AttentionMaskSetting m;
+  for (auto [text, kind, left, right, back] :
+       {std::tuple{"none", tuning::AttentionMask::kNone, -1, -1, "none"}, std::tuple{"causal", tuning::AttentionMask::kCausal, -1, -1, "causal"},
+        std::tuple{"causal_tl", tuning::AttentionMask::kCausalTopLeft, -1, -1, "causal-tl"},
+        std::tuple{"window:256,0", tuning::AttentionMask::kWindow, 256, 0, "window:256,0"},
+        std::tuple{"window:-1,7", tuning::AttentionMask::kWindow, -1, 7, "window:-1,7"}}) {
+    INFO(text);
+    REQUIRE(parse_attention_mask(text, m).ok());
+    CHECK((m.kind == kind && m.left == left && m.right == right));
+    CHECK(attention_mask_text(m) == back);
+  }
+  for (auto [text, why] : {std::pair{"causl", "unknown mask 'causl'; the masks are none, causal (bottom-right aligned), causal-tl"},
+                           std::pair{"window:5", "mask 'window:5': give window:L,R with L and R whole numbers (-1: unbounded)"},
+                           std::pair{"window:-2,0", "give window:L,R"},
+                           std::pair{"window:2000000000,0", "the bounds must be at most 2^30"}}) {
+    INFO(text);
+    CHECK_THAT(parse_attention_mask(text, m).message(), Catch::Contains(why));
+  }
+  CHECK((m.kind == tuning::AttentionMask::kWindow && m.right == 7));  // untouched by the failures
+
+  attention::Layout l = attention::Layout::kBSHD;
+  REQUIRE(parse_attention_layout("bhsd", l).ok());
+  CHECK(l == attention::Layout::kBHSD);
+  CHECK(parse_attention_layout("bsdh", l).message() ==
+        "invalid argument: unknown attention layout 'bsdh'; the layouts are bshd ([batch][seq][head][dim]) and bhsd ([batch][head][seq][dim])");
+}
+
+TEST_CASE("an attention problem as key=value items, and back", "[profiler][cli][attention]") {
+  AttentionShape a;
+  REQUIRE(parse_attention_problem("batch=2 heads=16 heads_kv=4 sq=1024 sk=1024 dim=128 mask=causal", a).ok());
+  CHECK((a.batch == 2 && a.heads == 16 && a.heads_kv == 4 && a.seqlen_q == 1024 && a.seqlen_k == 1024 && a.head_dim == 128 &&
+         a.head_dim_v == 128 && a.mask.kind == tuning::AttentionMask::kCausal && a.layout == attention::Layout::kBSHD));
+  CHECK(attention_problem_text(a) == "batch=2 heads=16 heads_kv=4 sq=1024 sk=1024 dim=128 mask=causal");
+  attention::Problem const p = a.problem();
+  CHECK((p.q.seq == 16 * 128 && p.k.seq == 4 * 128 && p.group() == 4));
+  // Defaults: one batch entry, head and K/V head; dim_v = dim; no mask; BSHD. The window's comma
+  // stays inside its item.
+  REQUIRE(parse_attention_problem("sq=100 sk=300 dim=192 dim_v=128 mask=window:64,0 layout=bhsd", a).ok());
+  CHECK((a.batch == 1 && a.heads == 1 && a.head_dim_v == 128 && a.mask.left == 64 && a.layout == attention::Layout::kBHSD));
+  CHECK(attention_problem_text(a) == "batch=1 heads=1 heads_kv=1 sq=100 sk=300 dim=192 dim_v=128 mask=window:64,0 layout=bhsd");
+  AttentionShape back;
+  REQUIRE(parse_attention_problem(attention_problem_text(a), back).ok());
+  CHECK(back == a);
+
+  for (auto [text, why] :
+       {std::pair{"sq=10 dim=128", "sk is missing (sq, sk and dim have no default"},
+        std::pair{"sq=10 sk=10 dim=128 heads=6 heads_kv=4", "attention: heads = 6 is not a multiple of heads_kv = 4"},
+        std::pair{"sq=10 sk=10 dim=100", "attention: head_dim = 100 is not a multiple of 8 from 8 to 256"},
+        std::pair{"sq=10 sk=10 dim=128 mask=causl", "unknown mask 'causl'"},
+        std::pair{"sq=10 sk=10 dim=128 seq=4", "unknown key 'seq'; the keys are batch, heads, heads_kv, sq, sk, dim, dim_v, mask, layout"},
+        std::pair{"sq=0 sk=10 dim=128", "sq=0: must be a whole number of at least 1"},
+        std::pair{"sq=10 sk=10 dim=128 sq=3", "'sq' is given twice"}}) {
+    INFO(text);
+    Status const s = parse_attention_problem(text, a);
+    CHECK(s.code() != StatusCode::kSuccess);
+    CHECK_THAT(s.message(), Catch::Contains(std::string("attention '") + text + "': " + why));
+  }
+
+  std::vector<AttentionShape> v;
+  REQUIRE(parse_attention_problems("sq=1024 sk=1024 dim=128 mask=causal; batch=4 heads=32 heads_kv=8 sq=4096 sk=4096 dim=64", v).ok());
+  REQUIRE(v.size() == 2);
+  CHECK((v[1].heads_kv == 8 && v[1].mask.kind == tuning::AttentionMask::kNone));
+  CHECK_THAT(parse_attention_problems(" ; ", v).message(), Catch::Contains("--problems: no attention problem given"));
+}
+
+TEST_CASE("attention's work: FlashAttention's count, the pairs a mask keeps", "[profiler][cli][attention]") {
+  AttentionShape a;
+  REQUIRE(parse_attention_problem("batch=2 heads=16 sq=1024 sk=1024 dim=128", a).ok());
+  CHECK(a.flops() == 4.0 * 2 * 16 * 1024 * 1024 * 128);
+  a.mask.kind = tuning::AttentionMask::kCausal;
+  CHECK(a.flops() == 4.0 * 2 * 16 * 1024 * 1024 * 128 / 2);  // halved, FlashAttention's convention
+  CHECK(a.visible_pairs() == 1024.0 * 1025 / 2);              // the exact count
+  // sq != sk: the pairs counted. Bottom-right: the last query sees every key; top-left: query q sees q + 1.
+  REQUIRE(parse_attention_problem("sq=3 sk=5 dim=64 mask=causal", a).ok());
+  CHECK(a.visible_pairs() == 3 + 4 + 5);
+  REQUIRE(parse_attention_problem("sq=3 sk=5 dim=64 mask=causal-tl", a).ok());
+  CHECK(a.visible_pairs() == 1 + 2 + 3);
+  REQUIRE(parse_attention_problem("sq=5 sk=3 dim=64 mask=causal", a).ok());
+  CHECK(a.visible_pairs() == 0 + 0 + 1 + 2 + 3);  // the first two queries see no key
+  // A window of 2 before and 1 after the aligned position.
+  REQUIRE(parse_attention_problem("sq=6 sk=6 dim=64 mask=window:2,1", a).ok());
+  CHECK(a.visible_pairs() == 2 + 3 + 4 + 4 + 4 + 3);
+  CHECK(a.flops() == 2.0 * 128 * a.visible_pairs());
+  CHECK(a.bytes(2) == (6.0 * 64 * 4) * 2 + 6.0 * 4);
 }

@@ -1,5 +1,5 @@
-// Results as CSV and JSON, written and read back unchanged (convolution rows too; files from before
-// convolutions still read); the terminal table's order.
+// Results as CSV and JSON, written and read back unchanged (convolution and attention rows too;
+// files from before convolutions still read); the terminal table's order.
 #include <catch2/catch.hpp>
 
 #include "report.hpp"

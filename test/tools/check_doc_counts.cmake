@@ -1,11 +1,13 @@
-# The counts the docs quote are the ones `tessera-profile list gemm` and `list conv` print, so that
+# The counts the docs quote are the ones `tessera-profile list gemm`, `list conv` and `list attention` print, so that
 # they cannot drift from the code:
 #   cmake -DPROFILER=<tessera-profile> -DSOURCE_DIR=<repository> -P check_doc_counts.cmake
 # README.md: "lists the <valid> valid GEMM configurations of its space (and why <dropped> others
 # were dropped)" and "the <valid> valid convolution configurations of its own (and why <dropped>
 # others were dropped)"; docs/building.md: "all <valid> valid ones, or <reduced>" (the reduced
 # space); docs/profiler.md: "The default space has <valid + dropped> candidates; <valid> are valid"
-# and "The convolution space has <valid + dropped> candidates; <valid> are valid".
+# and "The convolution space has <valid + dropped> candidates; <valid> are valid"; likewise for
+# attention: README.md "the <valid> valid attention kernels of its own (and why <dropped> others
+# were dropped)", docs/profiler.md "The attention space has <valid + dropped> candidates; <valid> are valid".
 execute_process(COMMAND ${PROFILER} list gemm OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "tessera-profile list gemm failed (${rc})")
@@ -50,8 +52,21 @@ endif()
 if(NOT profiler MATCHES "The convolution space has ${conv_candidates} candidates; ${conv_valid} are valid")
   string(APPEND bad "docs/profiler.md should say: The convolution space has ${conv_candidates} candidates; ${conv_valid} are valid\n")
 endif()
+execute_process(COMMAND ${PROFILER} list attention OUTPUT_VARIABLE attention_out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT attention_out MATCHES "The space: ([0-9]+) valid \\([0-9]+ built into this binary: space \"[a-z]+\"\\), ([0-9]+) dropped")
+  message(FATAL_ERROR "tessera-profile list attention failed (${rc}) or printed no summary line:\n${attention_out}")
+endif()
+set(attention_valid ${CMAKE_MATCH_1})
+set(attention_dropped ${CMAKE_MATCH_2})
+math(EXPR attention_candidates "${attention_valid} + ${attention_dropped}")
+if(NOT readme MATCHES "the ${attention_valid} valid attention kernels of its own \\(and why ${attention_dropped} others were dropped\\)")
+  string(APPEND bad "README.md should say: the ${attention_valid} valid attention kernels of its own (and why ${attention_dropped} others were dropped)\n")
+endif()
+if(NOT profiler MATCHES "The attention space has ${attention_candidates} candidates; ${attention_valid} are valid")
+  string(APPEND bad "docs/profiler.md should say: The attention space has ${attention_candidates} candidates; ${attention_valid} are valid\n")
+endif()
 if(bad)
   message(FATAL_ERROR "the docs' counts differ from tessera-profile list gemm (${valid} valid, ${dropped} dropped, ${built} built, space ${space}):\n${bad}")
 endif()
 message(STATUS "docs agree with tessera-profile list gemm: ${valid} valid, ${dropped} dropped, ${built} built (${space}); "
-               "list conv: ${conv_valid} valid, ${conv_dropped} dropped")
+               "list conv: ${conv_valid} valid, ${conv_dropped} dropped; list attention: ${attention_valid} valid, ${attention_dropped} dropped")

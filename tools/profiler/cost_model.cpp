@@ -7,6 +7,8 @@
 #include <numeric>
 #include <tuple>
 
+#include "tessera/attention/tile_order.hpp"
+
 namespace tessera::profiler {
 
 DeviceModel h100() { return {}; }  // (the fields' defaults)
@@ -94,6 +96,77 @@ std::vector<int> select_top_k(std::vector<Prediction> const& c, int k, int per_f
     chosen.push_back(i);
   }
   return chosen;
+}
+
+double predict_attention_us(attention::ConfigSpec const& s, AttentionShape const& p, DeviceModel const& d) {
+  using tuning::AttentionMask;
+  int const bq = s.bq, bkv = s.bkv, e = gemm::dtype_bytes(s.element);
+  double const clocks_per_us = d.clock_ghz * 1e3;
+  // One block of keys on one SM, in clocks: the tensor cores (efficiency falling with the smaller
+  // tile side; one consumer cannot keep them busy), the exponentials and their float work, K and V
+  // from the SM's share of L2, and a fixed turn.
+  double const side = std::min(bq, bkv);
+  double efficiency = 0.85 * side / (side + 24.0);
+  if (s.consumers == 1) efficiency *= 0.7;
+  double const scores = double(bq) * bkv;
+  double const tensor = 2.0 * scores * (s.head_dim + s.head_dim_v) / (4096.0 * efficiency);
+  double const softmax = scores * (1.0 / 16 + 6.0 / 128) * (s.consumers >= 2 ? 0.5 : 1.0);
+  std::int64_t const q_blocks = (std::int64_t(p.seqlen_q) + bq - 1) / bq;
+  std::int64_t const tiles = q_blocks * p.heads * p.batch;
+  std::int64_t const grid = std::min<std::int64_t>(tiles, d.sms);
+  double const l2_per_sm = d.l2_gbps * 1e3 / double(std::max<std::int64_t>(grid, 1)) / clocks_per_us;  // bytes per clock
+  double const fetch = double(bkv) * (s.head_dim + s.head_dim_v) * e / l2_per_sm;
+  double const full_block = std::max(tensor, fetch) + softmax + 400.0;
+  double const partial_block = full_block + scores * 4.0 / 128;  // the mask's compares and selects
+  // Each query block's clocks: the blocks of keys its mask leaves (attention/block_range.hpp), Q's
+  // load and O's store.
+  int const offset = p.mask.kind == AttentionMask::kCausalTopLeft ? 0 : p.seqlen_k - p.seqlen_q;
+  int const left = p.mask.kind == AttentionMask::kWindow ? p.mask.left : -1;
+  int const right = p.mask.kind == AttentionMask::kWindow ? p.mask.right : p.mask.kind == AttentionMask::kNone ? -1 : 0;
+  std::vector<double> tile_clocks(static_cast<std::size_t>(q_blocks), 0.0);
+  for (std::int64_t m = 0; m < q_blocks; ++m) {
+    std::int64_t const q0 = m * bq, q1 = std::min<std::int64_t>(q0 + bq, p.seqlen_q);
+    std::int64_t const lo = left < 0 ? 0 : std::max<std::int64_t>(0, q0 + offset - left);
+    std::int64_t const hi = right < 0 ? p.seqlen_k : std::min<std::int64_t>(p.seqlen_k, q1 - 1 + offset + right + 1);
+    double clocks = double(bq) * (s.head_dim + s.head_dim_v) * e / l2_per_sm;
+    if (hi > lo) {
+      std::int64_t const first = lo / bkv, last = (hi - 1) / bkv;  // the blocks visited
+      // Partial: the blocks that cut a query's range (the diagonal ones), or all under a window's both bounds.
+      std::int64_t partial = 0;
+      if (p.mask.kind != AttentionMask::kNone)
+        for (std::int64_t b = first; b <= last; ++b) {
+          std::int64_t const k0 = b * bkv, k1 = std::min<std::int64_t>(k0 + bkv, p.seqlen_k);
+          bool const cut_right = right >= 0 && k1 - 1 > q0 + offset + right;
+          bool const cut_left = left >= 0 && k0 < q1 - 1 + offset - left;
+          partial += cut_right || cut_left || k1 - k0 < bkv ? 1 : 0;
+        }
+      clocks += double(last - first + 1 - partial) * full_block + double(partial) * partial_block;
+    }
+    tile_clocks[std::size_t(m)] = clocks;
+  }
+  // The persistent blocks' loads, in the kernel's order of the tiles (attention/tile_order.hpp:
+  // longest first where the mask limits the keys).
+  attention::TileOrder const order{int(q_blocks), p.heads, p.batch, p.mask.kind != AttentionMask::kNone};
+  double slowest = 0;
+  for (int block = 0; block < int(grid); ++block) {
+    double load = 0;
+    for (int j = 0, w = 0; (w = order.at(block, int(grid), j)) >= 0; ++j) load += tile_clocks[std::size_t(order.coord(w, int(grid)).q_block)];
+    slowest = std::max(slowest, load);
+  }
+  double const slowest_us = slowest / clocks_per_us;
+  double const dram_us = p.bytes(e) / (d.dram_gbps * 1e3);
+  return d.launch_us + d.latency_us + std::max(dram_us, slowest_us);
+}
+
+gemm::ConfigSpec attention_family(attention::ConfigSpec const& s) {
+  gemm::ConfigSpec g;
+  g.arch_cc = s.arch_cc;
+  g.a = g.b = g.d = s.element;
+  g.bm = s.bq;
+  g.bn = s.bkv;
+  g.consumers = s.consumers;
+  g.stages = s.stages;
+  return g;
 }
 
 }  // namespace tessera::profiler

@@ -17,6 +17,8 @@
 
 #include <vector>
 
+#include "options.hpp"
+#include "tessera/attention/config_check.hpp"
 #include "tessera/gemm/config_check.hpp"
 
 namespace tessera::profiler {
@@ -58,5 +60,24 @@ struct Prediction {
   double us = 0;
 };
 std::vector<int> select_top_k(std::vector<Prediction> const& candidates, int k, int per_family = 2);
+
+// ---- attention ---------------------------------------------------------------------------------
+// The Hopper kernel's time on a problem, as the GEMM's: persistent blocks (one per SM) take the
+// tiles (BQ queries of one head) in the kernel's order (attention::TileOrder: longest first under
+// a mask); a tile walks the blocks of BKV
+// keys its mask leaves (partial ones masked score by score); one block of keys costs
+//
+//   max(tensor time (Q K^T and P V at the wgmma peak, times an efficiency), its K and V from the
+//       SM's share of L2) + the softmax's exp2 and float work (special functions: 16 a clock per SM;
+//       two or three consumers hide half of it behind the others' wgmma) + a fixed turn (barriers,
+//       issue)
+//
+// and the slowest block's sum is the time, with the DRAM floor (Q, K, V, O once) and a launch. It
+// ranks tiles; its constants are the hardware's rates, not fitted to measurements.
+double predict_attention_us(attention::ConfigSpec const& s, AttentionShape const& p, DeviceModel const& d);
+
+// A gemm::ConfigSpec that stands for an attention spec's tile family in select_top_k (BQ as bm,
+// BKV as bn, the consumers and stages).
+gemm::ConfigSpec attention_family(attention::ConfigSpec const& s);
 
 }  // namespace tessera::profiler

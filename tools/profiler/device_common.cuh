@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -93,6 +95,30 @@ __global__ void compare_kernel(ED const* d, double const* want, float const* mag
   }
 }
 
+// A comparison's counters in `check` (the largest |error| / tolerance as float bits, then the count
+// off the reference): zeroed, filled by launch(worst, bad) (a comparison kernel), read back.
+template <class Launch>
+Status count_off(Allocation& check, Launch&& launch, unsigned& worst, unsigned long long& bad) {
+  auto* w = static_cast<unsigned*>(check.ptr);
+  auto* n = reinterpret_cast<unsigned long long*>(static_cast<char*>(check.ptr) + 8);
+  cudaMemset(check.ptr, 0, 16);
+  launch(w, n);
+  cudaMemcpy(&worst, w, sizeof(unsigned), cudaMemcpyDeviceToHost);
+  if (cudaError_t e = cudaMemcpy(&bad, n, sizeof(bad), cudaMemcpyDeviceToHost); e != cudaSuccess)
+    return Status::device_error("comparing with the reference failed: " + cuda_message(e));
+  return Status::success();
+}
+
+// A second output a runner checks after the first (attention's LSE): poisoned before each verified
+// run, then compared; `compare` gives the largest |error| / tolerance (as float bits) and the count
+// of values off the reference.
+struct SecondOutput {
+  std::string name;  // "LSE"
+  std::size_t count = 0;
+  std::function<void()> poison;
+  std::function<Status(unsigned& worst, unsigned long long& bad)> compare;
+};
+
 struct DeviceRunner::Common {
   // The output a candidate writes (poisoned before its verified run), its reference (want) and the
   // sums of |products| per element (mag), the candidate's workspace, the buffer written to flush
@@ -103,6 +129,7 @@ struct DeviceRunner::Common {
   int out_bytes = 0;
   Tolerance tolerance{};
   Status (*compare)(Common&, unsigned& worst, unsigned long long& bad) = nullptr;
+  std::optional<SecondOutput> second;  // set by the runner whose kernels write one
 
   // Sizes the output, its reference and the counters for `count` elements of ED, and the
   // comparison of ED.
@@ -112,16 +139,14 @@ struct DeviceRunner::Common {
     out_bytes = int(sizeof(ED));
     tolerance = t;
     compare = [](Common& c, unsigned& worst, unsigned long long& bad) -> Status {
-      auto* w = static_cast<unsigned*>(c.check.ptr);
-      auto* n = reinterpret_cast<unsigned long long*>(static_cast<char*>(c.check.ptr) + 8);
-      cudaMemset(c.check.ptr, 0, 16);
-      compare_kernel<ED><<<unsigned(std::min<std::size_t>((c.out_count + 255) / 256, 8192)), 256>>>(
-          static_cast<ED const*>(c.out.ptr), static_cast<double const*>(c.want.ptr), static_cast<float const*>(c.mag.ptr), c.out_count,
-          c.tolerance, w, n);
-      cudaMemcpy(&worst, w, sizeof(unsigned), cudaMemcpyDeviceToHost);
-      if (cudaError_t e = cudaMemcpy(&bad, n, sizeof(bad), cudaMemcpyDeviceToHost); e != cudaSuccess)
-        return Status::device_error("comparing with the reference failed: " + cuda_message(e));
-      return Status::success();
+      return count_off(
+          c.check,
+          [&](unsigned* w, unsigned long long* n) {
+            compare_kernel<ED><<<unsigned(std::min<std::size_t>((c.out_count + 255) / 256, 8192)), 256>>>(
+                static_cast<ED const*>(c.out.ptr), static_cast<double const*>(c.want.ptr), static_cast<float const*>(c.mag.ptr),
+                c.out_count, c.tolerance, w, n);
+          },
+          worst, bad);
     };
     std::size_t const n = std::max<std::size_t>(count, 1);
     for (auto [x, bytes] : {std::pair{&out, n * sizeof(ED)}, std::pair{&want, n * sizeof(double)}, std::pair{&mag, n * sizeof(float)},

@@ -4,8 +4,10 @@
 
 #include <map>
 #include <tuple>
+#include <vector>
 
 #include "options.hpp"
+#include "tessera/tuning/attention_space.hpp"
 #include "tessera/tuning/conv_space.hpp"
 #include "tessera/tuning/gemm_space.hpp"
 
@@ -13,6 +15,12 @@ namespace tessera::profiler {
 
 std::string table_name(Result const& r) {
   if (r.conv()) return r.dtype + "_" + r.direction;
+  if (r.attention()) {
+    AttentionShape a;
+    if (!parse_attention_problem(r.problem, a)) return r.dtype + "_attention";  // (emit_header refuses such a row)
+    return r.dtype + "_hd" + std::to_string(a.head_dim) + (a.head_dim_v != a.head_dim ? "x" + std::to_string(a.head_dim_v) : "") + "_" +
+           tuning::attention_mask_name(a.mask.kind);
+  }
   return r.dtype + "_" + r.layout + (r.epilogue == "none" ? "" : "_" + r.epilogue);
 }
 
@@ -65,26 +73,50 @@ Status conv_table(std::string const& table, std::map<std::string, Result const*>
   h += "}};\n";
   return Status::success();
 }
+// The attention tables: per problem the winner's spec (its mask dropped: Tuned takes the
+// application's chain).
+Status attention_table(std::string const& table, std::map<std::string, Result const*> const& problems, std::string& h) {
+  Result const& first = *problems.begin()->second;
+  AttentionShape a0;
+  TESSERA_RETURN_IF_ERROR(parse_attention_problem(first.problem, a0));
+  h += fmt::format("\n// {} head dims {} / {}, profiled with mask {}: {} problem(s)\ninline constexpr tessera::attention::TunedTable<{}> {}{{{{\n",
+                   first.dtype, a0.head_dim, a0.head_dim_v, attention_mask_text(a0.mask), problems.size(), problems.size(), table);
+  for (auto const& [key, r] : problems) {
+    tuning::AttentionCandidate const* c = tuning::find_attention_candidate(r->kernel);
+    if (c == nullptr || !c->valid()) return unknown_configuration(r->kernel);
+    AttentionShape a;
+    if (Status const s = parse_attention_problem(r->problem, a); !s) return Status::invalid_argument("a result's problem: " + s.detail());
+    h += fmt::format("    // {}: {}\n    {{{{{}, {}, {}, {}, {}}}, {}, {:.2f}}},\n", r->kernel, r->problem, a.batch, a.heads, a.heads_kv,
+                     a.seqlen_q, a.seqlen_k, tuning::cpp_initializer(c->spec.config), r->time_us);
+  }
+  h += "}};\n";
+  return Status::success();
+}
 }  // namespace
 
 Status emit_header(Report const& report, EmitOptions const& options, std::string& header) {
   // table -> problem -> fastest passed result (ordered: GEMM problems by M, N, K, batch)
-  std::map<std::string, std::map<std::string, Result const*>> gemm_best, conv_best;
+  std::map<std::string, std::map<std::string, Result const*>> gemm_best, conv_best, attention_best;
   for (Result const& r : report.results) {
     if (r.outcome != Outcome::kPassed || r.kernel == kCublasName) continue;  // (a --compare row)
-    std::string const problem = r.conv() ? r.problem : fmt::format("{:010}x{:010}x{:010}x{:05}", r.m, r.n, r.k, r.batch);
-    Result const*& slot = (r.conv() ? conv_best : gemm_best)[table_name(r)][problem];
+    std::string const problem = r.conv() || r.attention() ? r.problem : fmt::format("{:010}x{:010}x{:010}x{:05}", r.m, r.n, r.k, r.batch);
+    Result const*& slot = (r.conv() ? conv_best : r.attention() ? attention_best : gemm_best)[table_name(r)][problem];
     if (slot == nullptr || r.time_us < slot->time_us) slot = &r;
   }
-  if (gemm_best.empty() && conv_best.empty())
+  if (gemm_best.empty() && conv_best.empty() && attention_best.empty())
     return Status::invalid_argument(
-        "the results hold no passed configuration: profile first (tessera-profile profile gemm|conv ... --json F)");
+        "the results hold no passed configuration: profile first (tessera-profile profile gemm|conv|attention ... --json F)");
 
+  std::vector<std::string> kinds;
+  if (!gemm_best.empty()) kinds.push_back("GEMM");
+  if (!conv_best.empty()) kinds.push_back("convolution");
+  if (!attention_best.empty()) kinds.push_back("attention");
+  std::string kind = kinds[0];
+  for (std::size_t i = 1; i < kinds.size(); ++i) kind += (i + 1 == kinds.size() ? " and " : ", ") + kinds[i];
   std::string h = fmt::format(
-      "// Written by tessera-profile emit: the fastest verified {} per profiled problem,\n"
+      "// Written by tessera-profile emit: the fastest verified {} configuration per profiled problem,\n"
       "// measured on {} on {}. Dispatch with\n",
-      !conv_best.empty() && !gemm_best.empty() ? "GEMM and convolution configuration" : conv_best.empty() ? "GEMM configuration" : "convolution configuration",
-      report.device.empty() ? "an unnamed device" : report.device, report.date.empty() ? "an unknown date" : report.date);
+      kind, report.device.empty() ? "an unnamed device" : report.device, report.date.empty() ? "an unknown date" : report.date);
   if (!gemm_best.empty())
     h += fmt::format("//   tessera::gemm::Tuned<{}::<table>, YourEpilogue>\n"
                      "// which runs each problem with the entry nearest to it (log2 M, N, K)",
@@ -94,12 +126,20 @@ Status emit_header(Report const& report, EmitOptions const& options, std::string
                      "// which runs each problem with its own entry, else the nearest (log2 of the implicit GEMM's M, N, K\n"
                      "// and the groups), else its fallback Config",
                      gemm_best.empty() ? "" : ",\n", options.namespace_name);
+  if (!attention_best.empty())
+    h += fmt::format("{}//   tessera::attention::Tuned<{}::<table>, YourChain>\n"
+                     "// which runs each problem with the entry of its shape, else the nearest (log2 of batch x heads,\n"
+                     "// seqlen_q and seqlen_k); YourChain: the masks and score stages you run (a table says which mask it\n"
+                     "// was profiled with)",
+                     gemm_best.empty() && conv_best.empty() ? "" : ",\n", options.namespace_name);
   h += ". Regenerate rather than edit.\n#pragma once\n\n";
   if (!gemm_best.empty()) h += "#include \"tessera/gemm/tuned.hpp\"\n";
   if (!conv_best.empty()) h += "#include \"tessera/conv/tuned.hpp\"\n";
+  if (!attention_best.empty()) h += "#include \"tessera/attention/tuned.hpp\"\n";
   h += fmt::format("\nnamespace {} {{\n", options.namespace_name);
   for (auto const& [table, problems] : gemm_best) TESSERA_RETURN_IF_ERROR(gemm_table(table, problems, h));
   for (auto const& [table, problems] : conv_best) TESSERA_RETURN_IF_ERROR(conv_table(table, problems, h));
+  for (auto const& [table, problems] : attention_best) TESSERA_RETURN_IF_ERROR(attention_table(table, problems, h));
   h += fmt::format("\n}}  // namespace {}\n", options.namespace_name);
   header = std::move(h);
   return Status::success();

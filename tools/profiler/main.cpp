@@ -1,12 +1,14 @@
-// tessera-profile: lists Tessera's GEMM and convolution configurations (no GPU needed), profiles
-// them on problems (verified against a device reference, then timed), and emits the winners as a
-// C++ header for gemm::Tuned and conv::Tuned. See docs/profiler.md.
+// tessera-profile: lists Tessera's GEMM, convolution and attention configurations (no GPU needed),
+// profiles them on problems (verified against a device reference, then timed), and emits the
+// winners as a C++ header for gemm::Tuned, conv::Tuned and attention::Tuned. See docs/profiler.md.
 //
 //   tessera-profile list gemm --arch 90 --dtype bf16
 //   tessera-profile list conv --dir wgrad
+//   tessera-profile list attention --dtype bf16
 //   tessera-profile profile gemm --m 16,128,4096 --n 4096 --k 4096 --dtype bf16 --layout tn --json out.json
 //   tessera-profile profile conv --n 32 --h 56 --w 56 --c 64 --k 64 --r 3 --s 3 --pad 1 --dir fprop,dgrad --json conv.json
-//   tessera-profile emit out.json conv.json -o my_tuned.hpp --namespace my_tuned
+//   tessera-profile profile attention --batch 2 --heads 16 --heads-kv 4 --sq 1024 --dim 128 --mask causal --json attn.json
+//   tessera-profile emit out.json conv.json attn.json -o my_tuned.hpp --namespace my_tuned
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <cuda_runtime.h>
@@ -19,12 +21,14 @@
 #include <cstdio>
 #include <ctime>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "attention_runner.hpp"
 #include "conv_runner.hpp"
 #include "cost_model.hpp"
 #include "emit.hpp"
@@ -33,6 +37,7 @@
 #include "report.hpp"
 #include "runner.hpp"
 #include "tessera/conv/implicit_gemm.hpp"
+#include "tessera/tuning/attention_space.hpp"
 #include "tessera/tuning/conv_space.hpp"
 #include "tessera/tuning/gemm_space.hpp"
 
@@ -62,10 +67,14 @@ CLI::Validator count(std::string const& option, long long least, long long most 
 
 void error(std::string const& message) { std::fprintf(stderr, "tessera-profile: %s\n", message.c_str()); }
 
-// The names of an operation's whole space (the GEMM's default space, the convolutions' wide one).
-std::vector<std::string> space_names(bool conv_op) {
+// The names of an operation's whole space (the GEMM's default space, the convolutions' and
+// attention's wide ones).
+std::vector<std::string> space_names(std::string const& operation) {
   std::vector<std::string> names;
-  if (conv_op) {
+  if (operation == "attention") {
+    auto const space = tuning::attention_space(tuning::AttentionSpaceSize::kWide);
+    for (int i = 0; i < space.size; ++i) names.push_back(tuning::name(space.items[i].spec));
+  } else if (operation == "conv") {
     auto const space = tuning::conv_space(tuning::ConvSpaceSize::kWide);
     for (int i = 0; i < space.size; ++i) names.push_back(tuning::name(space.items[i].spec));
   } else {
@@ -77,23 +86,24 @@ std::vector<std::string> space_names(bool conv_op) {
 
 // A --kernels filter that matches no configuration of the operation's whole space is an error that
 // names the nearest names; 0 where it matches some (or is empty).
-int kernels_filter_error(std::string const& kernels, bool conv_op) {
+int kernels_filter_error(std::string const& kernels, std::string const& operation) {
   if (kernels.empty()) return 0;
-  std::vector<std::string> const names = space_names(conv_op);
+  std::vector<std::string> const names = space_names(operation);
   for (auto const& n : names)
     if (tp::matches_any(kernels, n)) return 0;
   std::string near;
   for (auto const& n : tp::nearest_names(kernels, names, 3)) near += (near.empty() ? "" : ", ") + n;
   error(fmt::format("--kernels {} matches no configuration of the space; the nearest: {} (tessera-profile list {} shows them all; * "
                     "matches any run of characters, ? one)",
-                    kernels, near, conv_op ? "conv" : "gemm"));
+                    kernels, near, operation));
   return 2;
 }
 
 CLI::Validator const kOperation = checked(
     [](std::string const& t) {
-      return t == "gemm" || t == "conv" ? Status::success()
-                                        : Status::invalid_argument("unknown operation '" + t + "'; the operations are: gemm, conv");
+      return t == "gemm" || t == "conv" || t == "attention"
+                 ? Status::success()
+                 : Status::invalid_argument("unknown operation '" + t + "'; the operations are: gemm, conv, attention");
     },
     "OPERATION");
 
@@ -135,7 +145,8 @@ struct ListRow {
 struct Missing {
   int count = 0;
   bool gemm_space = false, filter = false, sm90 = false;
-  std::string conv_space;  // the convolution space that holds them ("default", "wide"), or ""
+  std::string conv_space;       // the convolution space that holds them ("default", "wide"), or ""
+  std::string attention_space;  // attention's
 };
 
 // The CMake command that builds the valid configurations this binary lacks (only the settings that
@@ -144,6 +155,7 @@ std::string cmake_line_for_missing(Missing const& m) {
   std::string flags;
   if (m.gemm_space) flags += " -DTESSERA_PROFILER_SPACE=default";
   if (!m.conv_space.empty()) flags += " -DTESSERA_PROFILER_CONV_SPACE=" + m.conv_space;
+  if (!m.attention_space.empty()) flags += " -DTESSERA_PROFILER_ATTENTION_SPACE=" + m.attention_space;
   if (m.filter) flags += " -DTESSERA_PROFILER_KERNELS=";
   if (m.sm90) flags += " -DCMAKE_CUDA_ARCHITECTURES=\"80;90a\"";
   if (flags.empty()) return "";
@@ -157,6 +169,24 @@ void note_missing(Missing& m, std::string const& name, bool space_out, bool sm90
   bool const filter_out = !space_out && !std::string(tp::registry_filter()).empty() && !tp::matches_any(tp::registry_filter(), name);
   m.filter |= filter_out;
   m.sm90 |= !space_out && !filter_out && sm90 && sm90_left_out > 0;
+}
+
+// The same for an operation whose space comes in sizes reduced, default and wide (space_of(size)
+// lists a size's candidates; `built`: the size this binary was built with): the smallest size that
+// holds the configuration goes to `needed_space` where it is larger than the one there.
+template <class Size, class SpaceOf>
+void note_missing_sized(Missing& m, std::string& needed_space, std::string const& name, std::string const& built, SpaceOf space_of,
+                        bool sm90, int sm90_left_out) {
+  auto const rank = [](std::string const& s) { return s == "reduced" ? 0 : s == "default" ? 1 : 2; };
+  std::string needed = "wide";
+  for (Size size : {Size::kDefault, Size::kReduced}) {
+    auto const space = space_of(size);
+    for (int i = 0; i < space.size; ++i)
+      if (tuning::name(space.items[i].spec) == name) needed = size == Size::kReduced ? "reduced" : "default";
+  }
+  bool const space_out = rank(needed) > rank(built);
+  if (space_out && rank(needed) > rank(needed_space.empty() ? "reduced" : needed_space)) needed_space = needed;
+  note_missing(m, name, space_out, sm90, sm90_left_out);
 }
 
 // The rows under the options' filters, printed with the space's totals (and --json written).
@@ -283,17 +313,6 @@ int list_conv(ListOptions const& o) {
       return 1;
     }
   auto const space = tuning::conv_space(tuning::ConvSpaceSize::kWide);
-  // The smallest space that holds a configuration: "reduced", "default" or "wide".
-  auto const home = [](std::string const& name) {
-    for (auto size : {tuning::ConvSpaceSize::kReduced, tuning::ConvSpaceSize::kDefault}) {
-      auto const s = tuning::conv_space(size);
-      for (int i = 0; i < s.size; ++i)
-        if (tuning::name(s.items[i].spec) == name) return std::string(tuning::conv_space_name(size));
-    }
-    return std::string("wide");
-  };
-  std::string const built_space = tp::registry_conv_space();
-  auto const rank = [](std::string const& s) { return s == "reduced" ? 0 : s == "default" ? 1 : 2; };
   std::vector<ListRow> rows;
   Missing missing;
   for (int i = 0; i < space.size; ++i) {
@@ -307,28 +326,60 @@ int list_conv(ListOptions const& o) {
     tuning::ConvKernel const* const entry = c.valid() ? registry.find(name) : nullptr;
     ListRow row{name, c.valid(), false, c.valid() ? "" : conv::config_error_message(s), gemm::smem_bytes(s.gemm), s.gemm.threads(), {}};
     if (entry != nullptr) row.attributes = [entry](cudaFuncAttributes& a) { return entry->attributes(a); };
-    if (c.valid() && entry == nullptr) {
-      std::string const needed = home(name);
-      bool const space_out = rank(needed) > rank(built_space);
-      if (space_out && rank(needed) > rank(missing.conv_space.empty() ? "reduced" : missing.conv_space)) missing.conv_space = needed;
-      note_missing(missing, name, space_out, s.gemm.warp_specialized(), tp::registry_conv_sm90_left_out());
-    }
+    if (c.valid() && entry == nullptr)
+      note_missing_sized<tuning::ConvSpaceSize>(missing, missing.conv_space, name, tp::registry_conv_space(),
+                                                [](tuning::ConvSpaceSize z) { return tuning::conv_space(z); }, s.gemm.warp_specialized(),
+                                                tp::registry_conv_sm90_left_out());
     rows.push_back(std::move(row));
   }
   bool const filtered = o.arch || !o.dtype.empty() || !o.directions.empty() || !o.kernels.empty();
   return print_list(o, rows, missing, filtered, tp::registry_conv_space(), "conv");
 }
 
+int list_attention(ListOptions const& o) {
+  tuning::AttentionRegistry registry;
+  tp::register_all(registry);
+  tp::ProblemTypes types;
+  if (!o.dtype.empty())
+    if (Status const s = tp::parse_attention_dtype(o.dtype, types); !s) {
+      error(s.detail());
+      return 1;
+    }
+  auto const space = tuning::attention_space(tuning::AttentionSpaceSize::kWide);
+  std::vector<ListRow> rows;
+  Missing missing;
+  for (int i = 0; i < space.size; ++i) {
+    tuning::AttentionCandidate const& c = space.items[i];
+    tessera::attention::ConfigSpec const& s = c.spec.config;
+    std::string const name = tuning::name(c.spec);
+    if (o.arch != 0 && s.arch_cc != o.arch) continue;
+    if (!o.dtype.empty() && s.element != types.a) continue;
+    if (!o.kernels.empty() && !tp::matches_any(o.kernels, name)) continue;
+    tuning::AttentionKernel const* const entry = c.valid() ? registry.find(name) : nullptr;
+    ListRow row{name, c.valid(), false, c.valid() ? "" : tessera::attention::config_error_message(c.error), s.smem_bytes(), s.threads(), {}};
+    if (entry != nullptr) row.attributes = [entry](cudaFuncAttributes& a) { return entry->attributes(a); };
+    if (c.valid() && entry == nullptr)
+      note_missing_sized<tuning::AttentionSpaceSize>(missing, missing.attention_space, name, tp::registry_attention_space(),
+                                                     [](tuning::AttentionSpaceSize z) { return tuning::attention_space(z); }, true,
+                                                     tp::registry_attention_sm90_left_out());
+    rows.push_back(std::move(row));
+  }
+  bool const filtered = o.arch || !o.dtype.empty() || !o.kernels.empty();
+  return print_list(o, rows, missing, filtered, tp::registry_attention_space(), "attention");
+}
+
 int run_list(ListOptions const& o, CLI::Option* layout, CLI::Option* dir) {
-  bool const conv_op = o.operation == "conv";
-  if (std::string const e = conv_op ? foreign_option({{layout, "--layout"}}, "list conv", "a convolution's GEMM orders follow its --dir")
-                                    : foreign_option({{dir, "--dir"}}, "list gemm", "GEMMs take --layout");
-      !e.empty()) {
+  std::string e;
+  if (o.operation == "conv") e = foreign_option({{layout, "--layout"}}, "list conv", "a convolution's GEMM orders follow its --dir");
+  else if (o.operation == "attention")
+    e = foreign_option({{layout, "--layout"}, {dir, "--dir"}}, "list attention", "a layout is the problem's (profile attention --layout)");
+  else e = foreign_option({{dir, "--dir"}}, "list gemm", "GEMMs take --layout");
+  if (!e.empty()) {
     error(e);
     return 1;
   }
-  if (int const e = kernels_filter_error(o.kernels, conv_op)) return e;
-  return conv_op ? list_conv(o) : list_gemm(o);
+  if (int const k = kernels_filter_error(o.kernels, o.operation)) return k;
+  return o.operation == "conv" ? list_conv(o) : o.operation == "attention" ? list_attention(o) : list_gemm(o);
 }
 
 // ---- profile ---------------------------------------------------------------------------------------
@@ -337,6 +388,8 @@ struct ProfileOptions {
   // convolutions
   std::string d = "1", h = "56", w = "56", c = "64", t = "1", r = "3", s = "3", groups = "1", pad = "1", stride = "1", dilation = "1",
               directions = "fprop";
+  // attention (heads_kv, sk and dim_v empty: as heads, sq and dim)
+  std::string heads = "16", heads_kv, sq = "1024", sk, dim = "128", dim_v, mask = "none";
   int batch = 1, top_k = 0, warmup = 3, iterations = 100;
   bool no_flush = false, quiet = false;
   std::string compare = "none";
@@ -476,6 +529,20 @@ int profile_jobs(ProfileOptions const& o, std::vector<Job> const& jobs, std::str
   return problems_without > 0 ? 1 : 0;
 }
 
+// 1 (the first failure printed) when an option did not parse or there is no GPU, else 0.
+int parsed_and_gpu(std::initializer_list<Status> parsed) {
+  for (Status const& s : parsed)
+    if (!s) {
+      error(s.detail());
+      return 1;
+    }
+  if (Status s = tp::check_gpu(); !s) {
+    error(s.message());
+    return 1;
+  }
+  return 0;
+}
+
 tp::TimingSettings timing_of(ProfileOptions const& o) {
   tp::TimingSettings timing;
   timing.warmup = o.warmup;
@@ -485,7 +552,7 @@ tp::TimingSettings timing_of(ProfileOptions const& o) {
 }
 
 int profile_gemm(ProfileOptions const& o) {
-  if (int const e = kernels_filter_error(o.kernels, false)) return e;
+  if (int const e = kernels_filter_error(o.kernels, "gemm")) return e;
   tp::ProblemTypes types;
   tp::Layout layout;
   tuning::EpilogueStages epilogue;
@@ -613,19 +680,12 @@ Status conv_problems(ProfileOptions const& o, std::vector<conv::Problem>& out) {
 }
 
 int profile_conv(ProfileOptions const& o) {
-  if (int const e = kernels_filter_error(o.kernels, true)) return e;
+  if (int const e = kernels_filter_error(o.kernels, "conv")) return e;
   tp::ProblemTypes types;
   std::vector<conv::Direction> directions;
   std::vector<conv::Problem> problems;
-  for (Status const& s : {tp::parse_conv_dtype(o.dtype, types), tp::parse_directions(o.directions, directions), conv_problems(o, problems)})
-    if (!s) {
-      error(s.detail());
-      return 1;
-    }
-  if (Status s = tp::check_gpu(); !s) {
-    error(s.message());
-    return 1;
-  }
+  if (int const e = parsed_and_gpu({tp::parse_conv_dtype(o.dtype, types), tp::parse_directions(o.directions, directions), conv_problems(o, problems)}))
+    return e;
   tuning::ConvRegistry registry;
   tp::register_all(registry);
   tp::ConvRunner runner(timing_of(o));
@@ -672,19 +732,126 @@ int profile_conv(ProfileOptions const& o) {
   return profile_jobs(o, jobs, runner.device_name());
 }
 
-int run_profile(ProfileOptions const& o, std::vector<std::pair<CLI::Option*, char const*>> const& gemm_only,
-                std::vector<std::pair<CLI::Option*, char const*>> const& conv_only) {
-  bool const conv_op = o.operation == "conv";
-  std::string const e =
-      conv_op ? foreign_option(gemm_only, "profile conv",
-                               "a convolution takes --n --h --w [--d] --c --k --r --s [--t] --pad --stride --dilation --groups --dir "
-                               "--dtype, or --problems")
-              : foreign_option(conv_only, "profile gemm", "a GEMM takes --m --n --k (or --problems), --batch, --dtype, --layout, --epilogue");
+// The attention problems of the size lists (every combination) or of --problems.
+Status attention_problems(ProfileOptions const& o, std::string const& layout, std::vector<tp::AttentionShape>& out) {
+  if (!o.problems.empty()) return tp::parse_attention_problems(o.problems, out);
+  tp::AttentionShape base;
+  base.batch = o.batch;
+  TESSERA_RETURN_IF_ERROR(tp::parse_attention_mask(o.mask, base.mask));
+  TESSERA_RETURN_IF_ERROR(tp::parse_attention_layout(layout, base.layout));
+  struct Sizes {
+    char const* option;
+    std::string text;
+    int tp::AttentionShape::*field;
+    std::vector<int> values;
+  };
+  // (an empty heads_kv, sk or dim_v follows heads, sq or dim: resolved per combination below)
+  std::vector<Sizes> sizes = {{"--heads", o.heads, &tp::AttentionShape::heads, {}},      {"--heads-kv", o.heads_kv, &tp::AttentionShape::heads_kv, {}},
+                              {"--sq", o.sq, &tp::AttentionShape::seqlen_q, {}},        {"--sk", o.sk, &tp::AttentionShape::seqlen_k, {}},
+                              {"--dim", o.dim, &tp::AttentionShape::head_dim, {}},      {"--dim-v", o.dim_v, &tp::AttentionShape::head_dim_v, {}}};
+  std::size_t combinations = 1;
+  for (Sizes& z : sizes) {
+    if (z.text.empty()) {
+      z.values = {0};
+      continue;
+    }
+    if (Status const s = tp::parse_int_list(z.text, z.values); !s) return Status::invalid_argument(fmt::format("{} {}", z.option, s.detail()));
+    combinations *= z.values.size();
+    if (combinations > 100000) return Status::invalid_argument("the size lists make over 100000 attention problems; give fewer values");
+  }
+  out.clear();
+  for (std::size_t i = 0; i < combinations; ++i) {
+    tp::AttentionShape a = base;
+    std::size_t rest = i;
+    for (auto it = sizes.rbegin(); it != sizes.rend(); ++it) {  // the last list fastest
+      a.*(it->field) = it->values[rest % it->values.size()];
+      rest /= it->values.size();
+    }
+    if (a.heads_kv == 0) a.heads_kv = a.heads;
+    if (a.seqlen_k == 0) a.seqlen_k = a.seqlen_q;
+    if (a.head_dim_v == 0) a.head_dim_v = a.head_dim;
+    if (Status const s = tessera::attention::check(a.problem()); !s) return Status::invalid_argument(tp::attention_problem_text(a) + ": " + s.detail());
+    out.push_back(a);
+  }
+  return Status::success();
+}
+
+int profile_attention(ProfileOptions const& o, std::string const& layout) {
+  if (int const e = kernels_filter_error(o.kernels, "attention")) return e;
+  tp::ProblemTypes types;
+  std::vector<tp::AttentionShape> problems;
+  if (int const e = parsed_and_gpu({tp::parse_attention_dtype(o.dtype, types), attention_problems(o, layout, problems)})) return e;
+  tuning::AttentionRegistry registry;
+  tp::register_all(registry);
+  tp::AttentionRunner runner(timing_of(o));
+  int const cc = runner.compute_capability();
+  tp::DeviceModel const model = runner.model();
+
+  std::vector<Job> jobs;
+  for (tp::AttentionShape const& a : problems) {
+    std::vector<tuning::AttentionKernel const*> kernels;
+    for (auto const& k : registry.kernels()) {
+      tessera::attention::ConfigSpec const& s = k.spec.config;
+      if (s.element != types.a || k.spec.mask != a.mask.kind || s.head_dim != a.head_dim || s.head_dim_v != a.head_dim_v) continue;
+      if (s.arch_cc == 90 ? cc != 90 : cc < s.arch_cc) continue;
+      if (!o.kernels.empty() && !tp::matches_any(o.kernels, k.name)) continue;
+      kernels.push_back(&k);
+    }
+    if (kernels.empty()) {
+      error(fmt::format("no configuration of this binary computes {} attention with head dims {} / {} and mask {} on compute capability "
+                        "{}.{}{} (the space's kernels are for compute capability 9.0 and head dims 64, 128, 256 and 192 / 128; the kernel "
+                        "takes any multiple of 8 up to 256: add a spec to tuning/attention_space.hpp for others; `tessera-profile list "
+                        "attention --dtype {} --all` shows the space; this binary holds space \"{}\"{})",
+                        types.name, a.head_dim, a.head_dim_v, tp::attention_mask_text(a.mask), cc / 10, cc % 10,
+                        o.kernels.empty() ? "" : " matching --kernels " + o.kernels, types.name, tp::registry_attention_space(),
+                        std::string(tp::registry_filter()).empty() ? "" : std::string(", filter ") + tp::registry_filter()));
+      return 1;
+    }
+    tp::AttentionSetup const setup{types, a};
+    Job job;
+    job.title = fmt::format("attention {} {}: {} ({:.3g} GFLOP per run)", types.name, tp::attention_mask_text(a.mask),
+                            tp::attention_problem_text(a), a.flops() * 1e-9);
+    job.prepare = [&runner, setup] { return runner.prepare(setup); };
+    job.candidates = [&runner, kernels, &model, a] {
+      std::vector<Candidate> out;
+      for (tuning::AttentionKernel const* k : kernels)
+        out.push_back({k->name, tp::attention_family(k->spec.config), tp::predict_attention_us(k->spec.config, a, model),
+                       [&runner, k] { return k->can_implement(runner.problem()).ok(); }, [&runner, k] { return runner.run(*k); }});
+      return out;
+    };
+    jobs.push_back(std::move(job));
+  }
+  return profile_jobs(o, jobs, runner.device_name());
+}
+
+// The options only some operations take: each operation refuses the others'.
+struct OperationOptions {
+  std::vector<std::pair<CLI::Option*, char const*>> gemm, conv, attention, gemm_attention, gemm_conv;
+};
+
+int run_profile(ProfileOptions const& o, OperationOptions const& only, CLI::Option* layout_option) {
+  auto const joined = [](std::vector<std::pair<CLI::Option*, char const*>> a, std::vector<std::pair<CLI::Option*, char const*>> const& b,
+                         std::vector<std::pair<CLI::Option*, char const*>> const& c = {}) {
+    a.insert(a.end(), b.begin(), b.end());
+    a.insert(a.end(), c.begin(), c.end());
+    return a;
+  };
+  std::string e;
+  if (o.operation == "conv")
+    e = foreign_option(joined(only.gemm, only.gemm_attention, only.attention), "profile conv",
+                       "a convolution takes --n --h --w [--d] --c --k --r --s [--t] --pad --stride --dilation --groups --dir --dtype, or "
+                       "--problems");
+  else if (o.operation == "attention")
+    e = foreign_option(joined(only.gemm, only.conv, only.gemm_conv), "profile attention",
+                       "attention takes --batch --heads --heads-kv --sq --sk --dim --dim-v --mask --layout --dtype, or --problems");
+  else
+    e = foreign_option(joined(only.conv, only.attention), "profile gemm", "a GEMM takes --m --n --k (or --problems), --batch, --dtype, --layout, --epilogue");
   if (!e.empty()) {
     error(e);
     return 1;
   }
-  return conv_op ? profile_conv(o) : profile_gemm(o);
+  if (o.operation == "attention") return profile_attention(o, layout_option->count() > 0 ? o.layout : "bshd");
+  return o.operation == "conv" ? profile_conv(o) : profile_gemm(o);
 }
 
 // ---- emit ------------------------------------------------------------------------------------------
@@ -717,16 +884,16 @@ int run_emit(std::vector<std::string> const& inputs, std::string const& output, 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"tessera-profile: list, verify and time Tessera's GEMM and convolution configurations; emit the winners for gemm::Tuned "
-               "and conv::Tuned"};
+  CLI::App app{"tessera-profile: list, verify and time Tessera's GEMM, convolution and attention configurations; emit the winners for "
+               "gemm::Tuned, conv::Tuned and attention::Tuned"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("tessera-profile ") + TESSERA_VERSION);
 
   ListOptions lo;
   CLI::App* list = app.add_subcommand("list", "the configurations this binary can run, with their resources (--all: the whole space; --invalid: why some were dropped); no GPU needed");
-  list->add_option("operation", lo.operation, "gemm or conv")->required()->check(kOperation);
+  list->add_option("operation", lo.operation, "gemm, conv or attention")->required()->check(kOperation);
   list->add_option("--arch", lo.arch, "only sm_<arch> configurations: 80 or 90")->check(CLI::IsMember({80, 90}));
-  list->add_option("--dtype", lo.dtype, "only these element types: " + tp::dtype_choices() + " (conv: bf16, f16)")
+  list->add_option("--dtype", lo.dtype, "only these element types: " + tp::dtype_choices() + " (conv, attention: bf16, f16)")
       ->check(checked([](std::string const& t) { tp::ProblemTypes x; return tp::parse_dtype(t, x); }, "DTYPE"));
   CLI::Option* list_layout = list->add_option("--layout", lo.layout, "gemm: only this layout: tn, nt, nn, tt")
                                  ->check(checked([](std::string const& t) { tp::Layout x; return tp::parse_layout(t, x); }, "LAYOUT"));
@@ -741,7 +908,7 @@ int main(int argc, char** argv) {
 
   ProfileOptions po;
   CLI::App* profile = app.add_subcommand("profile", "verify each configuration on the problem(s) against a device reference, then time it");
-  profile->add_option("operation", po.operation, "gemm or conv")->required()->check(kOperation);
+  profile->add_option("operation", po.operation, "gemm, conv or attention")->required()->check(kOperation);
   auto const ints = checked([](std::string const& t) { std::vector<int> v; return tp::parse_int_list(t, v); }, "LIST");
   CLI::Option* m_option = profile->add_option("--m", po.m, "gemm: M: a value, a list (16,128,4096) or a range start:end:step (default 4096)")
                               ->check(ints);
@@ -766,18 +933,45 @@ int main(int argc, char** argv) {
                        "--dir"});
   CLI::Option* problems_option = profile->add_option(
       "--problems", po.problems,
-      "explicit problems instead of every combination of the lists: gemm MxNxK,MxNxK,...; conv key=value items, problems separated by "
-      "';' ('n=32 h=56 w=56 c=64 k=64 r=3 s=3 pad=1; ...'); or @file (one or more a line)");
+      "explicit problems instead of every combination of the lists: gemm MxNxK,MxNxK,...; conv and attention key=value items, problems "
+      "separated by ';' ('n=32 h=56 w=56 c=64 k=64 r=3 s=3 pad=1; ...', 'batch=2 heads=16 heads_kv=4 sq=1024 sk=1024 dim=128 "
+      "mask=causal; ...'); or @file (one or more a line)");
   for (CLI::Option* option : {m_option, n_option, k_option}) problems_option->excludes(option);
   for (std::size_t i = 0; i + 1 < conv_only.size(); ++i) problems_option->excludes(conv_only[i].first);  // all but --dir
-  CLI::Option* batch_option =
-      profile->add_option("--batch", po.batch, "gemm: batch count (1 to 65535)")->check(count("--batch", 1, 65535))->capture_default_str();
-  profile->add_option("--dtype", po.dtype, "element types: " + tp::dtype_choices() + " (conv: bf16, f16)")
+  CLI::Option* batch_option = profile->add_option("--batch", po.batch, "gemm: batch count; attention: the batch entries (1 to 65535)")
+                                  ->check(count("--batch", 1, 65535))
+                                  ->capture_default_str();
+  profile->add_option("--dtype", po.dtype, "element types: " + tp::dtype_choices() + " (conv, attention: bf16, f16)")
       ->check(checked([](std::string const& t) { tp::ProblemTypes x; return tp::parse_dtype(t, x); }, "DTYPE"))
       ->capture_default_str();
-  CLI::Option* layout_option = profile->add_option("--layout", po.layout, "gemm: tn (row-major A, column-major B), nt, nn, tt")
-                                   ->check(checked([](std::string const& t) { tp::Layout x; return tp::parse_layout(t, x); }, "LAYOUT"))
-                                   ->capture_default_str();
+  CLI::Option* layout_option =
+      profile
+          ->add_option("--layout", po.layout, "gemm: tn (row-major A, column-major B), nt, nn, tt; attention: bshd (default) or bhsd")
+          ->check(checked(
+              [](std::string const& t) {
+                tp::Layout x;
+                tessera::attention::Layout y;
+                Status const gemm_layout = tp::parse_layout(t, x);
+                if (gemm_layout || tp::parse_attention_layout(t, y)) return Status::success();
+                return Status::invalid_argument(gemm_layout.detail() + "; attention's are bshd and bhsd");
+              },
+              "LAYOUT"))
+          ->capture_default_str();
+  // Attention's sizes (each a value, a list or a range; every combination is profiled) and mask.
+  std::vector<std::pair<CLI::Option*, char const*>> attention_only;
+  for (auto [name, field, help] :
+       {std::tuple{"--heads", &po.heads, "attention: query heads, as --m (default 16)"},
+        std::tuple{"--heads-kv", &po.heads_kv, "attention: key and value heads (a divisor of --heads: GQA; 1: MQA), as --m (default: --heads)"},
+        std::tuple{"--sq", &po.sq, "attention: the queries' sequence length, as --m (default 1024)"},
+        std::tuple{"--sk", &po.sk, "attention: the keys' sequence length, as --m (default: --sq)"},
+        std::tuple{"--dim", &po.dim, "attention: the head dimension of Q and K, as --m (default 128)"},
+        std::tuple{"--dim-v", &po.dim_v, "attention: the head dimension of V and O, as --m (default: --dim)"}})
+    attention_only.push_back({profile->add_option(name, *field, help)->check(ints), name});
+  attention_only.push_back({profile->add_option("--mask", po.mask, "attention: none, causal (bottom-right aligned), causal-tl (top-left) or window:L,R")
+                                ->check(checked([](std::string const& t) { tp::AttentionMaskSetting x; return tp::parse_attention_mask(t, x); }, "MASK"))
+                                ->capture_default_str(),
+                            "--mask"});
+  for (auto const& [option, name] : attention_only) problems_option->excludes(option);
   CLI::Option* epilogue_option = profile->add_option("--epilogue", po.epilogue, "gemm: fused stages joined by _ or +: " + tuning::epilogue_stage_list())
                                      ->check(checked([](std::string const& t) { tuning::EpilogueStages x; return tuning::parse_epilogue(t, x); }, "EPILOGUE"))
                                      ->capture_default_str();
@@ -796,21 +990,24 @@ int main(int argc, char** argv) {
   profile->add_flag("--quiet", po.quiet, "no table per problem (only the summary and the files)");
   profile->add_option("--csv", po.csv, "write every result as CSV to this file");
   profile->add_option("--json", po.json, "write every result as JSON to this file (what emit reads)");
-  profile->add_option("--emit", po.emit, "write the winners as a gemm::Tuned / conv::Tuned header to this file");
+  profile->add_option("--emit", po.emit, "write the winners as a gemm::Tuned / conv::Tuned / attention::Tuned header to this file");
   profile->add_option("--namespace", po.namespace_name, "the emitted header's namespace")->capture_default_str();
-  std::vector<std::pair<CLI::Option*, char const*>> const gemm_only = {{m_option, "--m"},           {batch_option, "--batch"},
-                                                                       {layout_option, "--layout"}, {epilogue_option, "--epilogue"},
-                                                                       {compare_option, "--compare"}};
+  OperationOptions only;
+  only.gemm = {{m_option, "--m"}, {epilogue_option, "--epilogue"}, {compare_option, "--compare"}};
+  only.gemm_attention = {{batch_option, "--batch"}, {layout_option, "--layout"}};
+  only.gemm_conv = {{n_option, "--n"}, {k_option, "--k"}};
+  only.conv = conv_only;
+  only.attention = attention_only;
 
   std::vector<std::string> emit_inputs;
   std::string emit_output, emit_namespace = "tessera_tuned";
-  CLI::App* emit = app.add_subcommand("emit", "write the winners of a profile (its --json or --csv file) as a header for gemm::Tuned and conv::Tuned");
+  CLI::App* emit = app.add_subcommand("emit", "write the winners of a profile (its --json or --csv file) as a header for gemm::Tuned, conv::Tuned and attention::Tuned");
   emit->add_option("results", emit_inputs, "results files of `profile --json` or `--csv` (merged)")->required();
   emit->add_option("-o,--output", emit_output, "the header to write (default: standard output)");
   emit->add_option("--namespace", emit_namespace, "the header's namespace")->capture_default_str();
 
   CLI11_PARSE(app, argc, argv);
   if (list->parsed()) return run_list(lo, list_layout, list_dir);
-  if (profile->parsed()) return run_profile(po, gemm_only, conv_only);
+  if (profile->parsed()) return run_profile(po, only, layout_option);
   return run_emit(emit_inputs, emit_output, emit_namespace);
 }

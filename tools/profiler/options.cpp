@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "tessera/attention/masks.hpp"
 #include "tessera/conv/config_check.hpp"
 
 namespace tessera::profiler {
@@ -157,6 +158,56 @@ Status problems_text(std::string_view text, std::string& content) {
 }
 }  // namespace
 
+namespace {
+// f(key, value) for each key=value token of `item` (tokens apart by any of `separators`), in order;
+// a token without '=' (the message lists `keys`) or a key given twice is refused, and f's first
+// failure stops the walk.
+template <class F>
+Status for_each_key_value(std::string_view item, std::string_view separators, char const* keys, F&& f) {
+  std::vector<std::string> seen;
+  std::size_t i = 0;
+  while (i < item.size()) {
+    while (i < item.size() && separators.find(item[i]) != std::string_view::npos) ++i;
+    std::size_t j = i;
+    while (j < item.size() && separators.find(item[j]) == std::string_view::npos) ++j;
+    if (j == i) break;
+    std::string_view const token = item.substr(i, j - i);
+    i = j;
+    std::size_t const eq = token.find('=');
+    if (eq == std::string_view::npos)
+      return Status::invalid_argument("'" + std::string(token) + "' is not key=value (the keys: " + keys + ")");
+    std::string const key(token.substr(0, eq));
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) return Status::invalid_argument("'" + key + "' is given twice");
+    seen.push_back(key);
+    TESSERA_RETURN_IF_ERROR(f(key, token.substr(eq + 1)));
+  }
+  return Status::success();
+}
+
+// Problems separated by ';' or line breaks, or "@file": each item, its `blank` characters trimmed,
+// through parse(item, problem); `none` is the message when there is none.
+template <class T, class Parse>
+Status parse_problem_list(std::string_view text, std::string_view blank, Parse parse, char const* none, std::vector<T>& out) {
+  std::string content;
+  TESSERA_RETURN_IF_ERROR(problems_text(text, content));
+  std::vector<T> problems;
+  for (std::size_t i = 0; i <= content.size();) {
+    std::size_t const end = std::min(content.find_first_of(";\n", i), content.size());
+    std::string_view const item = std::string_view(content).substr(i, end - i);
+    if (item.find_first_not_of(blank) != std::string_view::npos) {
+      T p;
+      std::size_t const first = item.find_first_not_of(blank), last = item.find_last_not_of(blank);
+      if (Status const s = parse(item.substr(first, last + 1 - first), p); !s) return Status::invalid_argument("--problems: " + s.detail());
+      problems.push_back(p);
+    }
+    i = end + 1;
+  }
+  if (problems.empty()) return Status::invalid_argument(none);
+  out = std::move(problems);
+  return Status::success();
+}
+}  // namespace
+
 Status parse_problems(std::string_view text, std::vector<std::array<int, 3>>& out) {
   out.clear();
   std::string content;
@@ -206,18 +257,23 @@ bool matches_any(std::string_view patterns, std::string_view text) {
   return false;
 }
 
-// ---- convolutions ----------------------------------------------------------------------------
-
-Status parse_conv_dtype(std::string_view text, ProblemTypes& out) {
+namespace {
+// bf16 or f16 (parse_dtype's aliases too), the types of an operation whose kernels take no other.
+Status parse_16bit_dtype(std::string_view text, ProblemTypes& out, std::string const& operation) {
   ProblemTypes t;
   Status const s = parse_dtype(text, t);
   if (s && (t.a == gemm::Dtype::kBf16 || t.a == gemm::Dtype::kF16)) {
     out = t;
     return s;
   }
-  return Status::invalid_argument((s ? "dtype '" + std::string(text) + "' has no convolution kernels" : "unknown dtype '" + std::string(text) + "'") +
-                                  "; the convolution dtypes are bf16, f16 (fp16, half)");
+  return Status::invalid_argument((s ? "dtype '" + std::string(text) + "' has no " + operation + " kernels" : "unknown dtype '" + std::string(text) + "'") +
+                                  "; the " + operation + " dtypes are bf16, f16 (fp16, half)");
 }
+}  // namespace
+
+// ---- convolutions ----------------------------------------------------------------------------
+
+Status parse_conv_dtype(std::string_view text, ProblemTypes& out) { return parse_16bit_dtype(text, out, "convolution"); }
 
 Status parse_directions(std::string_view text, std::vector<conv::Direction>& out) {
   std::vector<conv::Direction> dirs;
@@ -300,25 +356,10 @@ Status parse_conv_problem(std::string_view item, conv::Problem& out) {
   conv::Problem p;
   p.n = p.w = p.c = p.k = 0;
   Spatial pad, pad_before, pad_after, stride, dilation;
-  std::vector<std::string> seen;
   auto const bad = [&](std::string const& why) {
     return Status::invalid_argument("convolution '" + std::string(item) + "': " + why);
   };
-  auto const separator = [](char c) { return c == ' ' || c == ',' || c == '\t'; };
-  std::size_t i = 0;
-  while (i < item.size()) {
-    while (i < item.size() && separator(item[i])) ++i;
-    std::size_t j = i;
-    while (j < item.size() && !separator(item[j])) ++j;
-    if (j == i) break;
-    std::string_view const token = item.substr(i, j - i);
-    i = j;
-    std::size_t const eq = token.find('=');
-    if (eq == std::string_view::npos) return bad("'" + std::string(token) + "' is not key=value (the keys: " + kConvKeys + ")");
-    std::string const key(token.substr(0, eq));
-    std::string_view const value = token.substr(eq + 1);
-    if (std::find(seen.begin(), seen.end(), key) != seen.end()) return bad("'" + key + "' is given twice");
-    seen.push_back(key);
+  Status const items = for_each_key_value(item, " ,\t", kConvKeys, [&](std::string const& key, std::string_view value) -> Status {
     struct {
       char const* name;
       int* field;
@@ -327,7 +368,8 @@ Status parse_conv_problem(std::string_view item, conv::Problem& out) {
     bool done = false;
     for (auto const& f : ints)
       if (key == f.name) {
-        if (!to_int(value, *f.field) || *f.field < 1) return bad(key + "=" + std::string(value) + ": must be a whole number of at least 1");
+        if (!to_int(value, *f.field) || *f.field < 1)
+          return Status::invalid_argument(key + "=" + std::string(value) + ": must be a whole number of at least 1");
         done = true;
       }
     struct {
@@ -338,11 +380,12 @@ Status parse_conv_problem(std::string_view item, conv::Problem& out) {
                           {"dilation", &dilation, 1}};
     for (auto const& f : spatials)
       if (key == f.name) {
-        if (Status const s = parse_spatial(key, value, f.least, *f.field); !s) return bad(s.detail());
+        TESSERA_RETURN_IF_ERROR(parse_spatial(key, value, f.least, *f.field));
         done = true;
       }
-    if (!done) return bad("unknown key '" + key + "'; the keys are " + kConvKeys);
-  }
+    return done ? Status::success() : Status::invalid_argument("unknown key '" + key + "'; the keys are " + kConvKeys);
+  });
+  if (!items) return bad(items.detail());
   for (auto const& [name, v] : {std::pair{"n", p.n}, std::pair{"w", p.w}, std::pair{"c", p.c}, std::pair{"k", p.k}})
     if (v == 0) return bad(std::string(name) + " is missing (n, w, c and k have no default; e.g. n=32 h=56 w=56 c=64 k=64 r=3 s=3 pad=1)");
   if (pad.count > 0 && (pad_before.count > 0 || pad_after.count > 0)) return bad("give pad, or pad_before and pad_after, not both");
@@ -382,26 +425,143 @@ std::string conv_problem_text(conv::Problem const& p) {
 }
 
 Status parse_conv_problems(std::string_view text, std::vector<conv::Problem>& out) {
-  std::string content;
-  TESSERA_RETURN_IF_ERROR(problems_text(text, content));
-  std::vector<conv::Problem> problems;
-  for (std::size_t i = 0; i <= content.size();) {
-    std::size_t const end = std::min(content.find_first_of(";\n", i), content.size());
-    std::string_view const item = std::string_view(content).substr(i, end - i);
-    if (item.find_first_not_of(" \t\r,") != std::string_view::npos) {
-      conv::Problem p;
-      std::size_t const first = item.find_first_not_of(" \t\r,"), last = item.find_last_not_of(" \t\r,");
-      std::string_view const trimmed = item.substr(first, last + 1 - first);
-      if (Status const s = parse_conv_problem(trimmed, p); !s) return Status::invalid_argument("--problems: " + s.detail());
-      problems.push_back(p);
-    }
-    i = end + 1;
+  return parse_problem_list(text, " \t\r,", parse_conv_problem,
+                            "--problems: no convolution given (key=value items, problems separated by ';', or @file; e.g. "
+                            "'n=32 h=56 w=56 c=64 k=64 r=3 s=3 pad=1')",
+                            out);
+}
+
+// ---- attention -------------------------------------------------------------------------------
+
+Status parse_attention_dtype(std::string_view text, ProblemTypes& out) { return parse_16bit_dtype(text, out, "attention"); }
+
+namespace {
+constexpr char kMaskChoices[] =
+    "the masks are none, causal (bottom-right aligned), causal-tl (top-left aligned) and window:L,R (keys within L before and R "
+    "after the bottom-right aligned position; -1: unbounded)";
+}  // namespace
+
+Status parse_attention_mask(std::string_view t, AttentionMaskSetting& out) {
+  using tuning::AttentionMask;
+  auto const set = [&](AttentionMask kind) {
+    out = {kind};
+    return Status::success();
+  };
+  if (t == "none") return set(AttentionMask::kNone);
+  if (t == "causal") return set(AttentionMask::kCausal);
+  if (t == "causal-tl" || t == "causal_tl") return set(AttentionMask::kCausalTopLeft);
+  if (t.rfind("window:", 0) == 0) {
+    std::string_view const bounds = t.substr(7);
+    std::size_t const comma = bounds.find(',');
+    int l = 0, r = 0;
+    if (comma == std::string_view::npos || !to_int(bounds.substr(0, comma), l) || !to_int(bounds.substr(comma + 1), r) || l < -1 || r < -1)
+      return Status::invalid_argument("mask '" + std::string(t) + "': give window:L,R with L and R whole numbers (-1: unbounded), e.g. window:256,0");
+    if (l > attention::kMaxWindow || r > attention::kMaxWindow)
+      return Status::invalid_argument("mask '" + std::string(t) + "': the bounds must be at most 2^30; give -1 for an unbounded side");
+    out = {AttentionMask::kWindow, l, r};
+    return Status::success();
   }
-  if (problems.empty())
-    return Status::invalid_argument("--problems: no convolution given (key=value items, problems separated by ';', or @file; e.g. "
-                                    "'n=32 h=56 w=56 c=64 k=64 r=3 s=3 pad=1')");
-  out = std::move(problems);
+  return Status::invalid_argument("unknown mask '" + std::string(t) + "'; " + kMaskChoices);
+}
+
+std::string attention_mask_text(AttentionMaskSetting const& m) {
+  switch (m.kind) {
+    case tuning::AttentionMask::kCausal: return "causal";
+    case tuning::AttentionMask::kCausalTopLeft: return "causal-tl";
+    case tuning::AttentionMask::kWindow: return "window:" + std::to_string(m.left) + "," + std::to_string(m.right);
+    default: return "none";
+  }
+}
+
+char const* attention_layout_name(attention::Layout l) { return l == attention::Layout::kBHSD ? "bhsd" : "bshd"; }
+
+Status parse_attention_layout(std::string_view t, attention::Layout& out) {
+  for (attention::Layout l : {attention::Layout::kBSHD, attention::Layout::kBHSD})
+    if (t == attention_layout_name(l)) {
+      out = l;
+      return Status::success();
+    }
+  return Status::invalid_argument("unknown attention layout '" + std::string(t) +
+                                  "'; the layouts are bshd ([batch][seq][head][dim]) and bhsd ([batch][head][seq][dim])");
+}
+
+double AttentionShape::visible_pairs() const {
+  using tuning::AttentionMask;
+  if (mask.kind == AttentionMask::kNone) return double(seqlen_q) * seqlen_k;
+  // The mask's keys [lo, hi) of each query, as attention/masks.hpp defines them.
+  int const offset = mask.kind == AttentionMask::kCausalTopLeft ? 0 : seqlen_k - seqlen_q;
+  int const left = mask.kind == AttentionMask::kWindow ? mask.left : -1, right = mask.kind == AttentionMask::kWindow ? mask.right : 0;
+  double pairs = 0;
+  for (int q = 0; q < seqlen_q; ++q) {
+    std::int64_t const at = std::int64_t(q) + offset;
+    std::int64_t const lo = left < 0 ? 0 : std::max<std::int64_t>(0, at - left);
+    std::int64_t const hi = right < 0 ? seqlen_k : std::min<std::int64_t>(seqlen_k, at + right + 1);
+    pairs += double(std::max<std::int64_t>(0, hi - lo));
+  }
+  return pairs;
+}
+
+double AttentionShape::flops() const {
+  bool const causal = mask.kind == tuning::AttentionMask::kCausal || mask.kind == tuning::AttentionMask::kCausalTopLeft;
+  double const pairs = causal && seqlen_q == seqlen_k ? double(seqlen_q) * seqlen_k / 2 : visible_pairs();
+  return 2.0 * (head_dim + head_dim_v) * double(batch) * heads * pairs;
+}
+
+double AttentionShape::bytes(int element_bytes) const {
+  double const q = double(seqlen_q) * heads * head_dim, k = double(seqlen_k) * heads_kv * head_dim;
+  double const v = double(seqlen_k) * heads_kv * head_dim_v, o = double(seqlen_q) * heads * head_dim_v;
+  return double(batch) * ((q + k + v + o) * element_bytes + double(seqlen_q) * heads * 4);
+}
+
+namespace {
+constexpr char kAttentionKeys[] = "batch, heads, heads_kv, sq, sk, dim, dim_v, mask, layout";
+}  // namespace
+
+Status parse_attention_problem(std::string_view item, AttentionShape& out) {
+  AttentionShape a;
+  a.seqlen_q = a.seqlen_k = a.head_dim = a.head_dim_v = 0;
+  auto const bad = [&](std::string const& why) { return Status::invalid_argument("attention '" + std::string(item) + "': " + why); };
+  // (tokens apart by blanks, not commas: window:L,R has one)
+  Status const items = for_each_key_value(item, " \t", kAttentionKeys, [&](std::string const& key, std::string_view value) -> Status {
+    struct {
+      char const* name;
+      int* field;
+    } const ints[] = {{"batch", &a.batch}, {"heads", &a.heads}, {"heads_kv", &a.heads_kv}, {"sq", &a.seqlen_q},
+                      {"sk", &a.seqlen_k},  {"dim", &a.head_dim}, {"dim_v", &a.head_dim_v}};
+    bool done = false;
+    for (auto const& f : ints)
+      if (key == f.name) {
+        if (!to_int(value, *f.field) || *f.field < 1)
+          return Status::invalid_argument(key + "=" + std::string(value) + ": must be a whole number of at least 1");
+        done = true;
+      }
+    if (key == "mask") return parse_attention_mask(value, a.mask);
+    if (key == "layout") return parse_attention_layout(value, a.layout);
+    return done ? Status::success() : Status::invalid_argument("unknown key '" + key + "'; the keys are " + kAttentionKeys);
+  });
+  if (!items) return bad(items.detail());
+  for (auto const& [name, v] : {std::pair{"sq", a.seqlen_q}, std::pair{"sk", a.seqlen_k}, std::pair{"dim", a.head_dim}})
+    if (v == 0) return bad(std::string(name) + " is missing (sq, sk and dim have no default; e.g. batch=2 heads=16 heads_kv=4 sq=1024 sk=1024 dim=128 mask=causal)");
+  if (a.head_dim_v == 0) a.head_dim_v = a.head_dim;
+  if (Status const s = attention::check(a.problem()); !s) return bad(s.detail());
+  out = a;
   return Status::success();
+}
+
+std::string attention_problem_text(AttentionShape const& a) {
+  std::string t = "batch=" + std::to_string(a.batch) + " heads=" + std::to_string(a.heads) + " heads_kv=" + std::to_string(a.heads_kv) +
+                  " sq=" + std::to_string(a.seqlen_q) + " sk=" + std::to_string(a.seqlen_k) + " dim=" + std::to_string(a.head_dim);
+  if (a.head_dim_v != a.head_dim) t += " dim_v=" + std::to_string(a.head_dim_v);
+  t += " mask=" + attention_mask_text(a.mask);
+  if (a.layout != attention::Layout::kBSHD) t += std::string(" layout=") + attention_layout_name(a.layout);
+  return t;
+}
+
+Status parse_attention_problems(std::string_view text, std::vector<AttentionShape>& out) {
+  return parse_problem_list(text, " \t\r", parse_attention_problem,
+                            "--problems: no attention problem given (key=value items, problems separated by ';', or @file; e.g. "
+                            "'batch=2 heads=16 heads_kv=4 sq=1024 sk=1024 dim=128 mask=causal')",
+                            out);
 }
 
 }  // namespace tessera::profiler

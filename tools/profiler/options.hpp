@@ -1,6 +1,6 @@
 // The profiler's command-line vocabulary, apart from CLI11's own parsing: integer lists and
-// ranges, element types, layouts, kernel-name globs, convolution directions and problems. Each
-// parse returns a Status whose message names the valid choices.
+// ranges, element types, layouts, kernel-name globs, convolution directions and problems,
+// attention masks and problems. Each parse returns a Status whose message names the valid choices.
 #pragma once
 
 #include <array>
@@ -8,9 +8,11 @@
 #include <string_view>
 #include <vector>
 
+#include "tessera/attention/problem.hpp"
 #include "tessera/conv/problem.hpp"
 #include "tessera/core/status.hpp"
 #include "tessera/gemm/config_check.hpp"
+#include "tessera/tuning/attention_mask.hpp"
 
 namespace tessera::profiler {
 
@@ -73,5 +75,56 @@ Status parse_conv_problem(std::string_view item, conv::Problem& out);
 std::string conv_problem_text(conv::Problem const& p);
 // Problems separated by ';' or line breaks, or "@file" (one or more a line; '#' starts a comment).
 Status parse_conv_problems(std::string_view text, std::vector<conv::Problem>& out);
+
+// ---- attention -------------------------------------------------------------------------------
+
+// The attention kernels' types: bf16 or f16 (with parse_dtype's aliases: fp16, half).
+Status parse_attention_dtype(std::string_view text, ProblemTypes& out);
+
+// A mask as the profiler runs it: "none", "causal" (bottom-right: query q sees keys up to
+// q + sk - sq, FlashAttention's alignment), "causal-tl" (top-left: keys up to q) or "window:L,R"
+// (keys within [q + sk - sq - L, q + sk - sq + R]; -1: unbounded on that side).
+struct AttentionMaskSetting {
+  tuning::AttentionMask kind = tuning::AttentionMask::kNone;
+  int left = -1, right = -1;  // kWindow's
+  friend bool operator==(AttentionMaskSetting const&, AttentionMaskSetting const&) = default;
+};
+Status parse_attention_mask(std::string_view text, AttentionMaskSetting& out);
+std::string attention_mask_text(AttentionMaskSetting const& m);  // as parse_attention_mask reads it
+
+// "bshd" ([batch][seq][head][dim]) or "bhsd" ([batch][head][seq][dim]).
+Status parse_attention_layout(std::string_view text, attention::Layout& out);
+char const* attention_layout_name(attention::Layout l);
+
+// One attention problem: its sizes, mask and layout (packed tensors).
+struct AttentionShape {
+  int batch = 1, heads = 1, heads_kv = 1, seqlen_q = 1, seqlen_k = 1, head_dim = 128, head_dim_v = 128;
+  AttentionMaskSetting mask{};
+  attention::Layout layout = attention::Layout::kBSHD;
+  friend bool operator==(AttentionShape const&, AttentionShape const&) = default;
+
+  attention::Problem problem() const {
+    return attention::Problem::dense(batch, heads, heads_kv, seqlen_q, seqlen_k, head_dim, layout, head_dim_v);
+  }
+  // The (query, key) pairs of one head whose scores the mask keeps.
+  double visible_pairs() const;
+  // FlashAttention's count: 2 (head_dim + head_dim_v) per visible pair, batch x heads of them; a
+  // causal mask on seqlen_q = seqlen_k counts half of seqlen_q x seqlen_k (4 b h s^2 d / 2 where
+  // the head dims agree), as FlashAttention and bench_attention do.
+  double flops() const;
+  // Q, K, V and O once, and the LSE.
+  double bytes(int element_bytes) const;
+};
+
+// One problem as key=value items separated by spaces: batch, heads, heads_kv, sq, sk, dim (no
+// default but batch = heads = heads_kv = 1), dim_v (default: dim), mask (as above, default none)
+// and layout (default bshd):
+//   batch=2 heads=16 heads_kv=4 sq=1024 sk=1024 dim=128 mask=causal
+// The problem must pass attention::check.
+Status parse_attention_problem(std::string_view item, AttentionShape& out);
+// The problem as parse_attention_problem reads it back (dim_v and layout left out at their defaults).
+std::string attention_problem_text(AttentionShape const& s);
+// Problems separated by ';' or line breaks, or "@file" (one or more a line; '#' starts a comment).
+Status parse_attention_problems(std::string_view text, std::vector<AttentionShape>& out);
 
 }  // namespace tessera::profiler

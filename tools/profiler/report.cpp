@@ -29,11 +29,22 @@ bool parse_outcome(std::string const& s, Outcome& o) {
   return false;
 }
 
-double Result::tflops() const { return time_us > 0 ? 2.0 * m * n * double(k) * batch / (time_us * 1e6) : 0.0; }
+double Result::tflops() const {
+  if (time_us <= 0) return 0.0;
+  if (attention()) {
+    AttentionShape a;
+    return parse_attention_problem(problem, a).ok() ? a.flops() / (time_us * 1e6) : 0.0;
+  }
+  return 2.0 * m * n * double(k) * batch / (time_us * 1e6);
+}
 
 double Result::gbps() const {
   ProblemTypes t;
   if (time_us <= 0 || !parse_dtype(dtype, t).ok()) return 0.0;
+  if (attention()) {
+    AttentionShape a;
+    return parse_attention_problem(problem, a).ok() ? a.bytes(gemm::dtype_bytes(t.a)) / (time_us * 1e3) : 0.0;
+  }
   if (conv()) {
     conv::Problem p;
     if (!parse_conv_problem(problem, p)) return 0.0;
@@ -166,10 +177,8 @@ std::string to_json(Report const& r) {
                         {"n", x.n}, {"k", x.k}, {"batch", x.batch}, {"outcome", outcome_name(x.outcome)},
                         {"time_us", x.time_us}, {"tflops", x.tflops()}, {"gbps", x.gbps()}, {"predicted_us", x.predicted_us},
                         {"error_ratio", x.error_ratio}, {"message", x.message}, {"operation", x.operation}};
-    if (x.conv()) {
-      e["direction"] = x.direction;
-      e["problem"] = x.problem;
-    }
+    if (x.conv()) e["direction"] = x.direction;
+    if (x.conv() || x.attention()) e["problem"] = x.problem;
     j["results"].push_back(std::move(e));
   }
   return j.dump(2) + "\n";

@@ -28,7 +28,9 @@ struct Result {
   int m = 0, n = 0, k = 0, batch = 1;
   // "gemm", or "conv": a convolution in `direction` (fprop, dgrad, wgrad) on `problem` (as
   // --problems takes it: "n=32 h=56 w=56 c=64 k=64 r=3 s=3 pad=1"), whose m, n, k and batch are its
-  // implicit GEMM's (per group; batch = groups) and layout empty.
+  // implicit GEMM's (per group; batch = groups) and layout empty; or "attention": `problem` as
+  // --problems takes it ("batch=2 heads=16 heads_kv=4 sq=1024 sk=1024 dim=128 mask=causal"),
+  // layout bshd or bhsd, m = seqlen_q, n = seqlen_k, k = head_dim, batch = batch x heads.
   std::string operation = "gemm";
   std::string direction, problem;
   Outcome outcome = Outcome::kSkipped;
@@ -38,8 +40,9 @@ struct Result {
   double error_ratio = 0;   // the largest |error| / tolerance seen in verification
 
   bool conv() const { return operation == "conv"; }
-  double tflops() const;  // 2 M N K batch / time
-  double gbps() const;    // A, B and D once / time (a convolution: its three tensors once)
+  bool attention() const { return operation == "attention"; }
+  double tflops() const;  // 2 M N K batch / time (attention: AttentionShape::flops)
+  double gbps() const;    // A, B and D once / time (a convolution: its three tensors once; attention: Q, K, V, O and the LSE)
   friend bool operator==(Result const&, Result const&) = default;
 };
 

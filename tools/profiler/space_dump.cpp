@@ -1,11 +1,13 @@
 // Run by CMake at configure time (try_run): prints the valid configurations of the profiler's
 // spaces for NVIDIA GPUs, one per line, so that CMake can write one translation unit per
 // configuration: GEMMs as "<name>|<gemm::ConfigSpec initializer>", convolutions as
-// "conv|<name>|<conv::ConfigSpec initializer>". Arguments: the GEMM space ("default" or
-// "reduced") and the convolutions' ("reduced", "default" or "wide").
+// "conv|<name>|<conv::ConfigSpec initializer>", attention kernels as
+// "attention|<name>|<tuning::AttentionSpec initializer>". Arguments: the GEMM space ("default" or
+// "reduced"), the convolutions' and attention's ("reduced", "default" or "wide").
 #include <cstdio>
 #include <cstring>
 
+#include "tessera/tuning/attention_space.hpp"
 #include "tessera/tuning/conv_space.hpp"
 #include "tessera/tuning/gemm_space.hpp"
 
@@ -23,5 +25,13 @@ int main(int argc, char** argv) {
   for (int i = 0; i < conv_space.size; ++i)
     if (conv_space.items[i].valid())
       std::printf("conv|%s|%s\n", tuning::name(conv_space.items[i].spec).c_str(), tuning::cpp_initializer(conv_space.items[i].spec).c_str());
+  tuning::AttentionSpaceSize attention_size = reduced ? tuning::AttentionSpaceSize::kReduced : tuning::AttentionSpaceSize::kDefault;
+  for (auto s : {tuning::AttentionSpaceSize::kReduced, tuning::AttentionSpaceSize::kDefault, tuning::AttentionSpaceSize::kWide})
+    if (argc > 3 && std::strcmp(argv[3], tuning::attention_space_name(s)) == 0) attention_size = s;
+  auto const attention_space = tuning::attention_space(attention_size);
+  for (int i = 0; i < attention_space.size; ++i)
+    if (attention_space.items[i].valid())
+      std::printf("attention|%s|%s\n", tuning::name(attention_space.items[i].spec).c_str(),
+                  tuning::cpp_initializer(attention_space.items[i].spec).c_str());
   return 0;
 }

@@ -96,6 +96,22 @@ struct ScoreChain {
   // changes scores and every stage that masks says its keys() are exact (a kernel then masks a
   // row by the ends of its run of keys, without calling score()).
   static constexpr bool exact_keys = sizeof...(Stages) > 0 && !modifies && ((!stage_masks<Stages> || stage_exact_keys<Stages>) && ...);
+  // Whether the chain splits into stages that only change scores and stages that only mask with
+  // exact key runs: then score(x, c) is modify(x, c) on the keys of c.q's run, -infinity elsewhere
+  // (the library's modifiers keep -infinity), and a kernel applies modify() to every score and the
+  // runs' ends only where a block is partial.
+  static constexpr bool exact_masks = sizeof...(Stages) > 0 && modifies && masks &&
+                                      (((stage_masks<Stages> && stage_exact_keys<Stages> && !stage_modifies<Stages>) ||
+                                        (!stage_masks<Stages> && stage_modifies<Stages>)) &&
+                                       ...);
+
+  // The stages that change scores, in order (the masks left out): see exact_masks.
+  TESSERA_HD float modify(float x, Coord const& c) const {
+    return fold(stages, x, [&c](float acc, auto const& stage) {
+      if constexpr (stage_modifies<std::remove_cvref_t<decltype(stage)>>) return float(stage.score(acc, c));
+      else return acc;
+    });
+  }
 
   // The score after every stage, in order.
   TESSERA_HD float score(float x, Coord const& c) const {

@@ -160,3 +160,30 @@ TEST_CASE("attention score chains: exact key runs", "[attention][masks]") {
       check_exact(ScoreChain<SlidingWindow<BottomRight>, Causal<TopLeft>>{{left, right}, {}}, q_len, k_len);
   }
 }
+
+// Chains of modifiers and exact masks: score() is modify() on each query's run of keys and
+// -infinity elsewhere, whatever the stages' order.
+TEST_CASE("attention score chains: modifiers beside exact masks", "[attention][masks]") {
+  STATIC_REQUIRE(ScoreChain<Softcap, Causal<TopLeft>>::exact_masks);
+  STATIC_REQUIRE(ScoreChain<Causal<BottomRight>, Alibi<BottomRight>, SlidingWindow<TopLeft>>::exact_masks);
+  STATIC_REQUIRE_FALSE(ScoreChain<Softcap>::exact_masks);               // nothing masks
+  STATIC_REQUIRE_FALSE(ScoreChain<Causal<TopLeft>>::exact_masks);       // nothing modifies (exact_keys instead)
+  STATIC_REQUIRE_FALSE(ScoreChain<SevenTokenDocuments, Softcap>::exact_masks);  // a mask that is not exact
+  std::vector<float> slopes{0.5f, 0.25f};
+  auto const check = [&](auto const& chain, int q_len, int k_len) {
+    for (int q = 0; q < q_len; ++q) {
+      KeyRange const r = chain.keys(Block{0, 1, q, q + 1, 0, k_len, q_len, k_len});
+      for (int k = 0; k < k_len; ++k) {
+        Coord const c{0, 1, q, k, q_len, k_len};
+        float const x = 0.37f * float(k - q);
+        INFO("q " << q << " k " << k);
+        if (k >= r.lo && k < r.hi) CHECK(chain.score(x, c) == chain.modify(x, c));
+        else CHECK(chain.score(x, c) == -INFINITY);
+      }
+    }
+  };
+  for (auto [q_len, k_len] : {std::pair{7, 19}, {19, 7}, {16, 16}}) {
+    check(ScoreChain<Softcap, Causal<TopLeft>>{{3.0f}, {}}, q_len, k_len);
+    check(ScoreChain<Causal<BottomRight>, Alibi<BottomRight>, SlidingWindow<TopLeft>>{{}, {slopes.data()}, {4, 2}}, q_len, k_len);
+  }
+}

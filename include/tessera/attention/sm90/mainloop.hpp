@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tessera/arch/sm90/mbarrier.hpp"
 #include "tessera/arch/sm90/wgmma.hpp"
@@ -184,7 +185,13 @@ struct Mainloop {
     BlockKind const kind = block_kind(chain, rows, n, BKV);
     if (!natural && kind == BlockKind::kFull) return;
     int const k0 = n * BKV;
-    if constexpr (Chain::exact_keys) {
+    if constexpr (Chain::exact_masks) {  // the modifiers on every score, the runs' ends where partial
+      tile::transform(sacc, thread, [&](float x, int row, int col) {
+        return float(chain.modify(x * scale, Coord{t.b, t.h, rows.q0 + row, k0 + col, t.q_len, t.k_len}));
+      });
+      if (kind == BlockKind::kFull) return;
+    }
+    if constexpr (Chain::exact_keys || Chain::exact_masks) {
       // Each row sees one run of keys (Chain::keys of the row alone): two compares a score against
       // the run's ends, offset by the thread's column, the values' columns constants.
       int lo[SAcc::rows_per_thread], hi[SAcc::rows_per_thread];
@@ -201,11 +208,17 @@ struct Mainloop {
       }
       return;
     }
-    tile::transform(sacc, thread, [&](float x, int row, int col) {
-      Coord const at{t.b, t.h, rows.q0 + row, k0 + col, t.q_len, t.k_len};
-      if (at.k >= t.k_len) return -__builtin_inff();
-      return natural ? float(chain.score(x * scale, at)) : float(chain.score(x, at));
-    });
+    // (The keys past k_len, masked here, are in the last block only: the other blocks skip the
+    // compare, a chain that changes scores running on every block.)
+    auto const apply = [&](auto tail) {
+      tile::transform(sacc, thread, [&](float x, int row, int col) {
+        Coord const at{t.b, t.h, rows.q0 + row, k0 + col, t.q_len, t.k_len};
+        if (decltype(tail)::value && at.k >= t.k_len) return -__builtin_inff();
+        return natural ? float(chain.score(x * scale, at)) : float(chain.score(x, at));
+      });
+    };
+    if (k0 + BKV > t.k_len) apply(std::true_type{});
+    else apply(std::false_type{});
   }
 };
 

@@ -1,0 +1,49 @@
+// attention::Config's derived choices for the Hopper kernel, pinned: the padded head dimensions,
+// the register split, the Q stages (two where they fit beside the rings) and whether O leaves
+// through the Q stage and TMA (the measured picks of docs/attention.md rely on them).
+#include <catch2/catch.hpp>
+
+#include "tessera/attention/config.hpp"
+
+using namespace tessera;
+using namespace tessera::attention;
+
+namespace {
+template <class E, int D, int Dv, int BQ, int BKV, int C, int S = 2>
+using Cfg = Config<arch::Sm90, E, HeadDim<D, Dv>, BlockTile<BQ, BKV>, Consumers<C>, Stages<S>>;
+}  // namespace
+
+TEST_CASE("attention Config: padded head dims, registers, Q stages and O's path", "[attention]") {
+  using Hd128 = Cfg<bfloat16_t, 128, 128, 128, 128, 2>;  // 128 x 128: Q twice fits, O staged
+  STATIC_REQUIRE(Hd128::q_stages == 2);
+  STATIC_REQUIRE(Hd128::staged_o);
+  STATIC_REQUIRE(Hd128::consumer_registers == 232);
+  STATIC_REQUIRE(Hd128::producer_registers == 40);
+  using Wide = Cfg<bfloat16_t, 128, 128, 128, 176, 2>;  // 128 x 176: one Q stage, O by the threads, 24 / 240
+  STATIC_REQUIRE(Wide::q_stages == 1);
+  STATIC_REQUIRE(!Wide::staged_o);
+  STATIC_REQUIRE(Wide::consumer_registers == 240);
+  STATIC_REQUIRE(Wide::producer_registers == 24);
+  using Three = Cfg<bfloat16_t, 64, 64, 192, 128, 3>;  // three consumers: 32 / 160, O by the threads
+  STATIC_REQUIRE(Three::consumer_registers == 160);
+  STATIC_REQUIRE(Three::producer_registers == 32);
+  STATIC_REQUIRE(!Three::staged_o);
+  using Hd96 = Cfg<half_t, 96, 96, 128, 128, 2>;  // padded to 128 columns
+  STATIC_REQUIRE(Hd96::Dp == 128);
+  STATIC_REQUIRE(Hd96::Dvp == 128);
+  using Hd256 = Cfg<bfloat16_t, 256, 256, 128, 64, 2>;  // one Q stage at head dim 256
+  STATIC_REQUIRE(Hd256::q_stages == 1);
+  using Fp8 = Cfg<float8_e4m3_t, 128, 128, 128, 128, 2>;  // 128-column spans, O in bf16, 56 / 224, O by the threads
+  STATIC_REQUIRE(Fp8::fp8);
+  STATIC_REQUIRE(Fp8::span == 128);
+  STATIC_REQUIRE(std::is_same_v<Fp8::Output, bfloat16_t>);
+  STATIC_REQUIRE(Fp8::producer_registers == 56);
+  STATIC_REQUIRE(!Fp8::staged_o);
+  using Mixed = Cfg<bfloat16_t, 64, 128, 128, 128, 2>;  // O wider than Q's stage: by the threads
+  STATIC_REQUIRE(!Mixed::staged_o);
+  // Every split fits the 64K registers of a block of Config::threads threads.
+  STATIC_REQUIRE(Hd128::producer_registers * 128 + Hd128::consumer_registers * 256 <= 65536);
+  STATIC_REQUIRE(Wide::producer_registers * 128 + Wide::consumer_registers * 256 <= 65536);
+  STATIC_REQUIRE(Three::producer_registers * 128 + Three::consumer_registers * 384 <= 65536);
+  STATIC_REQUIRE(Fp8::producer_registers * 128 + Fp8::consumer_registers * 256 <= 65536);
+}

@@ -21,6 +21,7 @@
 #include "tessera/arch/sm90/mbarrier.hpp"
 #include "tessera/arch/sm90/wgmma.hpp"
 #include "tessera/attention/block_range.hpp"
+#include "tessera/attention/block_scores.hpp"
 #include "tessera/attention/coord.hpp"
 #include "tessera/attention/fp8_layout.hpp"
 #include "tessera/attention/softmax.hpp"
@@ -180,45 +181,10 @@ struct Mainloop {
 #endif
   }
 
-  // The chain on block n's scores where it may mask or change them; keys past k_len masked.
-  TESSERA_DEVICE static void scores(Chain const& chain, float scale, TileInfo const& t, Block const& rows, int n, SAcc& sacc, int thread) {
-    BlockKind const kind = block_kind(chain, rows, n, BKV);
-    if (!natural && kind == BlockKind::kFull) return;
-    int const k0 = n * BKV;
-    if constexpr (Chain::exact_masks) {  // the modifiers on every score, the runs' ends where partial
-      tile::transform(sacc, thread, [&](float x, int row, int col) {
-        return float(chain.modify(x * scale, Coord{t.b, t.h, rows.q0 + row, k0 + col, t.q_len, t.k_len}));
-      });
-      if (kind == BlockKind::kFull) return;
-    }
-    if constexpr (Chain::exact_keys || Chain::exact_masks) {
-      // Each row sees one run of keys (Chain::keys of the row alone): two compares a score against
-      // the run's ends, offset by the thread's column, the values' columns constants.
-      int lo[SAcc::rows_per_thread], hi[SAcc::rows_per_thread];
-      TESSERA_UNROLL
-      for (int i = 0; i < SAcc::rows_per_thread; ++i) {
-        int const q = rows.q0 + SAcc::local_row(thread, i);
-        KeyRange const keys = chain.keys(Block{t.b, t.h, q, q + 1, 0, t.k_len, t.q_len, t.k_len});
-        lo[i] = keys.lo - k0 - SAcc::thread_col(thread), hi[i] = (keys.hi < t.k_len ? keys.hi : t.k_len) - k0 - SAcc::thread_col(thread);
-      }
-      TESSERA_UNROLL
-      for (int v = 0; v < SAcc::values; ++v) {
-        int const i = SAcc::local_row_of(v), col = SAcc::value_col(v);
-        if (col < lo[i] || col >= hi[i]) sacc.regs[0][v] = -__builtin_inff();
-      }
-      return;
-    }
-    // (The keys past k_len, masked here, are in the last block only: the other blocks skip the
-    // compare, a chain that changes scores running on every block.)
-    auto const apply = [&](auto tail) {
-      tile::transform(sacc, thread, [&](float x, int row, int col) {
-        Coord const at{t.b, t.h, rows.q0 + row, k0 + col, t.q_len, t.k_len};
-        if (decltype(tail)::value && at.k >= t.k_len) return -__builtin_inff();
-        return natural ? float(chain.score(x * scale, at)) : float(chain.score(x, at));
-      });
-    };
-    if (k0 + BKV > t.k_len) apply(std::true_type{});
-    else apply(std::false_type{});
+  // The chain on block n's scores where it may mask or change them; keys past k_len masked
+  // (attention/block_scores.hpp).
+  TESSERA_DEVICE static void scores(Chain const& chain, float scale, TileInfo const&, Block const& rows, int n, SAcc& sacc, int thread) {
+    apply_chain(chain, scale, rows, n, BKV, sacc, thread);
   }
 };
 

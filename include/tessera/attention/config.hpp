@@ -89,9 +89,11 @@ struct Config {
   // The head dimensions as the kernels hold them (the sm80 and gfx9 kernels: 16-bit spans): whole 128-byte swizzle spans (64 16-bit
   // or 128 8-bit columns; TMA fills the columns past D and Dv with zeros: they add nothing to
   // Q K^T, and O's columns past Dv are not stored). S's k-steps stop at D; P V computes O's Dvp
-  // columns.
+  // columns, so the Hopper kernel holds a 16-bit V whose Dv is not whole 64-column spans in
+  // 32-column ones (64-byte swizzle: head dim 96 computes 96 columns of O, not 128).
   static constexpr int span = fp8 ? 128 : 64;
-  static constexpr int Dp = (D + span - 1) / span * span, Dvp = (Dv + 63) / 64 * 64;
+  static constexpr int v_span = sm90 && !fp8 && Dv % 64 != 0 ? 32 : span;
+  static constexpr int Dp = (D + span - 1) / span * span, Dvp = (Dv + v_span - 1) / v_span * v_span;
   static constexpr int consumers = sm90_ok ? Workers_::value : 0, stages = Stages_::value;
   static constexpr bool turns = takes_turns<Workers_>;
   static constexpr int warps = sm80_ok || gfx9_ok ? Workers_::value : 4 * (consumers + 1);  // of 32 threads; gfx9: 64

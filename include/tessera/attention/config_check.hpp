@@ -31,9 +31,10 @@ struct ConfigSpec {
   friend constexpr bool operator==(ConfigSpec const&, ConfigSpec const&) = default;
 
   constexpr int threads() const { return 128 * (consumers + 1); }
-  // The head dimensions as the Hopper kernel holds them: whole spans of 64 columns.
+  // The head dimensions as the Hopper kernel holds them: whole spans of 64 columns (V: of 32 where
+  // head_dim_v is not whole 64-column spans; attention::Config::Dvp).
   constexpr int head_dim_padded() const { return (head_dim + 63) / 64 * 64; }
-  constexpr int head_dim_v_padded() const { return (head_dim_v + 63) / 64 * 64; }
+  constexpr int head_dim_v_padded() const { return head_dim_v % 64 == 0 ? head_dim_v : (head_dim_v + 31) / 32 * 32; }
   // attention::Config::smem_bytes: Q, the K and V rings, and 1 KiB for barriers and alignment.
   constexpr int smem_bytes() const {
     int const e = gemm::dtype_bytes(element);

@@ -57,30 +57,40 @@ TESSERA_HD constexpr arch::sm90::WgmmaDescriptor k_major_descriptor(std::uint32_
   return arch::sm90::WgmmaDescriptor::make(smem_address, 16, W::sbo_bytes, W::swizzle);
 }
 
-// An MN-major operand tile: MN / 64 blocks, each K rows of 64 contiguous MN elements (128 bytes,
-// 128-byte swizzle), the blocks one after the other.
-template <class T, int MN, int K>
+// An MN-major operand tile: MN / BlockMN blocks, each K rows of BlockMN contiguous MN elements
+// (BlockMN 64: 128-byte rows and the 128-byte swizzle; 32: 64-byte rows and the 64-byte swizzle;
+// 16: 32 and 32), the blocks one after the other. The PTX ISA's canonical MN-major layouts: the
+// blocks LBO apart, K rows one block row apart in groups of 8 that are SBO apart.
+template <class T, int MN, int K, int BlockMN = 64>
 struct MnMajorTile {
   static_assert(sizeof(T) == 2, "tile::MnMajorTile: wgmma reads MN-major operands of 16-bit types only; use bfloat16_t or half_t "
                                 "(stage tf32 and 8-bit operands K-major)");
-  static_assert(MN % 64 == 0 && K % 16 == 0,
-                "tile::MnMajorTile: MN must be whole 64-element blocks and K whole 16-row k-steps; use MN = 64, 128, "
-                "192 or 256 and K = 64");
-  using Block = SwizzledTile<T, K, 64>;
-  static constexpr int blocks = MN / 64;
+  static_assert(BlockMN == 64 || BlockMN == 32 || BlockMN == 16,
+                "tile::MnMajorTile: a block is one 128-, 64- or 32-byte swizzle span of MN; use BlockMN = 64, 32 or 16");
+  static_assert(MN % BlockMN == 0 && K % 16 == 0,
+                "tile::MnMajorTile: MN must be whole BlockMN-element blocks and K whole 16-row k-steps; use MN = 64, 128, "
+                "192 or 256 (or a smaller BlockMN) and K = 64");
+  using Block = SwizzledTile<T, K, BlockMN>;
+  static constexpr int blocks = MN / BlockMN;
   static constexpr int block_elements = Block::size;
   static constexpr int size = MN * K;
+  static constexpr int row_bytes = BlockMN * int(sizeof(T));
+  static constexpr arch::sm90::WgmmaSwizzle swizzle = row_bytes == 128 ? arch::sm90::WgmmaSwizzle::k128B
+                                                      : row_bytes == 64 ? arch::sm90::WgmmaSwizzle::k64B
+                                                                        : arch::sm90::WgmmaSwizzle::k32B;
   // (mn, k) -> element offset.
-  TESSERA_HD static constexpr int offset(int mn, int k) { return (mn / 64) * block_elements + int(Block::layout()(k, mn % 64)); }
-  static constexpr std::uint32_t lbo_bytes = std::uint32_t(block_elements * int(sizeof(T)));  // between 64-element MN blocks
-  static constexpr std::uint32_t sbo_bytes = 8 * 128;                                          // between 8-row K groups
-  static constexpr std::uint32_t k_step_bytes = 16 * 128;                                      // 16 K rows
-  static constexpr std::uint32_t pattern_bytes = 1024;                                        // the base's alignment
+  TESSERA_HD static constexpr int offset(int mn, int k) {
+    return (mn / BlockMN) * block_elements + int(Block::layout()(k, mn % BlockMN));
+  }
+  static constexpr std::uint32_t lbo_bytes = std::uint32_t(block_elements * int(sizeof(T)));  // between MN blocks
+  static constexpr std::uint32_t sbo_bytes = 8 * row_bytes;                                   // between 8-row K groups
+  static constexpr std::uint32_t k_step_bytes = 16 * row_bytes;                               // 16 K rows
+  static constexpr std::uint32_t pattern_bytes = 8 * row_bytes;                               // the base's alignment
 };
 
 template <class Tile>
 TESSERA_HD constexpr arch::sm90::WgmmaDescriptor mn_major_descriptor(std::uint32_t smem_address) {
-  return arch::sm90::WgmmaDescriptor::make(smem_address, Tile::lbo_bytes, Tile::sbo_bytes, arch::sm90::WgmmaSwizzle::k128B);
+  return arch::sm90::WgmmaDescriptor::make(smem_address, Tile::lbo_bytes, Tile::sbo_bytes, Tile::swizzle);
 }
 
 }  // namespace tessera::tile

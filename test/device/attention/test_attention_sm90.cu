@@ -60,6 +60,7 @@ TEST_CASE("attention sm90: head dimensions that are multiples of 8 but not of 64
   run_attention<Cfg90<72>>(dense(1, 3, 3, 250, 250, 72));
   run_attention<Cfg90<96>>(dense(2, 4, 2, 129, 257, 96));
   run_attention<Cfg90<96, 96, 128, Causal>>(dense(1, 2, 2, 513, 513, 96));
+  run_attention<Cfg90<96, 96, 176>>(dense(1, 3, 1, 400, 700, 96));  // V in 32-column spans, O by the threads
   run_attention<Cfg90<136, 72, 64>>(dense(1, 2, 2, 100, 190, 136, attention::Layout::kBSHD, 72));
   run_attention<Cfg90<200, 200, 64, Causal>>(dense(1, 2, 1, 300, 301, 200));
   run_attention<Cfg90<248, 248, 64>>(dense(1, 1, 1, 65, 129, 248));

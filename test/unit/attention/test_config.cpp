@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "tessera/attention/config.hpp"
+#include "tessera/attention/config_check.hpp"
 
 using namespace tessera;
 using namespace tessera::attention;
@@ -28,9 +29,17 @@ TEST_CASE("attention Config: padded head dims, registers, Q stages and O's path"
   STATIC_REQUIRE(Three::consumer_registers == 160);
   STATIC_REQUIRE(Three::producer_registers == 32);
   STATIC_REQUIRE(!Three::staged_o);
-  using Hd96 = Cfg<half_t, 96, 96, 128, 128, 2>;  // padded to 128 columns
+  using Hd96 = Cfg<half_t, 96, 96, 128, 128, 2>;  // Q and K padded to 128 columns; V in 32-column spans, P V 96 wide
   STATIC_REQUIRE(Hd96::Dp == 128);
-  STATIC_REQUIRE(Hd96::Dvp == 128);
+  STATIC_REQUIRE(Hd96::v_span == 32);
+  STATIC_REQUIRE(Hd96::Dvp == 96);
+  STATIC_REQUIRE(Hd96::staged_o);
+  STATIC_REQUIRE(Cfg<bfloat16_t, 200, 200, 128, 64, 2>::Dvp == 224);
+  STATIC_REQUIRE(Cfg<bfloat16_t, 40, 40, 128, 128, 2>::Dvp == 64);
+  STATIC_REQUIRE(Cfg<bfloat16_t, 128, 128, 128, 128, 2>::v_span == 64);
+  // (attention::ConfigSpec, the profiler's, holds V the same way.)
+  STATIC_REQUIRE(attention::ConfigSpec{.head_dim = 96, .head_dim_v = 96}.head_dim_v_padded() == 96);
+  STATIC_REQUIRE(attention::ConfigSpec{.head_dim = 200, .head_dim_v = 200}.head_dim_v_padded() == 224);
   using Hd256 = Cfg<bfloat16_t, 256, 256, 128, 64, 2>;  // one Q stage at head dim 256
   STATIC_REQUIRE(Hd256::q_stages == 1);
   using Fp8 = Cfg<float8_e4m3_t, 128, 128, 128, 128, 2>;  // 128-column spans, O in bf16, 56 / 224, O by the threads

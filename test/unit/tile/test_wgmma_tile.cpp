@@ -77,19 +77,21 @@ TEST_CASE("the K-major descriptor's fields", "[tile][sm90][wgmma]") {
 namespace {
 
 // The byte address the tensor cores read for element (mn, k) of an MN-major operand (k within the
-// k-step the descriptor starts at): the PTX ISA's canonical MN-major layout with the 128-byte
-// swizzle -- 64-element MN blocks LBO apart, K rows 128 bytes apart in groups of 8 that are SBO
-// apart, MN contiguous -- then the same address swizzle as for K-major tiles.
+// k-step the descriptor starts at): the PTX ISA's canonical MN-major layout with a span-byte
+// swizzle -- span / element_bytes-element MN blocks LBO apart, K rows span bytes apart in groups of
+// 8 that are SBO apart, MN contiguous -- then the same address swizzle as for K-major tiles.
 std::uint32_t model_address_mn(WgmmaDescriptor d, int mn, int k, int element_bytes) {
-  std::uint32_t const a = d.start_address() + std::uint32_t(mn / 64) * d.lbo_bytes() + std::uint32_t(k / 8) * d.sbo_bytes() +
-                          std::uint32_t(k % 8 * 128 + mn % 64 * element_bytes);
-  return a ^ ((a >> 3) & (7u << 4));
+  int const span = arch::sm90::swizzle_bytes(d.swizzle()), block = span / element_bytes;
+  std::uint32_t const a = d.start_address() + std::uint32_t(mn / block) * d.lbo_bytes() + std::uint32_t(k / 8) * d.sbo_bytes() +
+                          std::uint32_t(k % 8 * span + mn % block * element_bytes);
+  int const bits = span == 128 ? 3 : span == 64 ? 2 : 1;
+  return a ^ ((a >> 3) & (((1u << bits) - 1u) << 4));
 }
 
-template <class T, int MN, int K>
+template <class T, int MN, int K, int BlockMN = 64>
 void check_mn_tile(std::uint32_t base) {
-  using Tile = tile::MnMajorTile<T, MN, K>;
-  INFO(MN << " x " << K << " MN-major at " << base);
+  using Tile = tile::MnMajorTile<T, MN, K, BlockMN>;
+  INFO(MN << " x " << K << " MN-major, blocks of " << BlockMN << ", at " << base);
   REQUIRE(base % Tile::pattern_bytes == 0);
   WgmmaDescriptor const d0 = tile::mn_major_descriptor<Tile>(base);
   for (int step = 0; step < K / 16; ++step) {
@@ -109,6 +111,12 @@ TEST_CASE("MN-major tiles and their wgmma descriptors address the same bytes", "
   check_mn_tile<bfloat16_t, 128, 64>(0x8000);
   check_mn_tile<half_t, 256, 64>(0x4000);
   check_mn_tile<bfloat16_t, 192, 32>(0x400);
+  check_mn_tile<bfloat16_t, 96, 128, 32>(0x200);  // 64-byte rows (attention's V at head dim 96)
+  check_mn_tile<half_t, 160, 176, 32>(0x1000);
+  check_mn_tile<bfloat16_t, 48, 64, 16>(0x100);   // 32-byte rows
+  STATIC_REQUIRE(tile::mn_major_descriptor<tile::MnMajorTile<bfloat16_t, 96, 128, 32>>(0x400).swizzle() == WgmmaSwizzle::k64B);
+  STATIC_REQUIRE(tile::mn_major_descriptor<tile::MnMajorTile<bfloat16_t, 96, 128, 32>>(0x400).sbo_bytes() == 512);
+  STATIC_REQUIRE(tile::MnMajorTile<bfloat16_t, 96, 128, 32>::lbo_bytes == 8192);
   STATIC_REQUIRE(tile::MnMajorTile<bfloat16_t, 128, 64>::lbo_bytes == 8192);
   STATIC_REQUIRE(tile::mn_major_descriptor<tile::MnMajorTile<bfloat16_t, 128, 64>>(0x400).sbo_bytes() == 1024);
   STATIC_REQUIRE(tile::mn_major_descriptor<tile::MnMajorTile<bfloat16_t, 128, 64>>(0x400).swizzle() == WgmmaSwizzle::k128B);

@@ -62,7 +62,7 @@ struct Epilogue {
         pipeline::consumer_barrier(c);
         if (thread == 0) {
           TESSERA_UNROLL
-          for (int j = 0; j < Cfg::Dvp / 64; ++j) store.tma(j, row0, arch::smem_address(&s.q[qs][j][0]) + std::uint32_t(row0 * 128));
+          for (int j = 0; j < (Cfg::Dvp + 63) / 64; ++j) store.tma(j, row0, arch::smem_address(&s.q[qs][j][0]) + std::uint32_t(row0 * 128));
           arch::sm90::tma_store_commit();
           arch::sm90::tma_store_wait_read<0>();
           arch::mbarrier_arrive(arch::smem_address(&s.q_empty[qs]));

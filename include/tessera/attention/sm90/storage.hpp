@@ -3,7 +3,8 @@
 // spans (Config::Dp, Dvp). Q and K are K-major (the head dimension contiguous): blocks of one
 // 128-byte span of columns (64 16-bit, 128 8-bit), each a tile::SwizzledTile of 128-byte rows,
 // which a TMA box of a span x rows fills. 16-bit V is the B operand of P V, N-major (its head
-// dimension contiguous): tile::MnMajorTile blocks of 64 of V's columns by BKV keys. fp8 V lands as
+// dimension contiguous): tile::MnMajorTile blocks of 64 of V's columns by BKV keys (of 32, with
+// the 64-byte swizzle, where Dv is not whole 64-column spans: Config::v_span). fp8 V lands as
 // it is stored (raw: 128-column spans by BKV keys) and the producer writes V^T (K-major: Dv rows
 // of 128 k-slots, attention/fp8_layout.hpp's order) for the consumers.
 //
@@ -28,7 +29,7 @@ struct Storage {
   static constexpr int D = Cfg::Dp, Dv = Cfg::Dvp, BQ = Cfg::BQ, BKV = Cfg::BKV, Stages = Cfg::stages, Span = Cfg::span;
   using QBlock = tile::SwizzledTile<E, BQ, Span>;   // one 128-byte span of Q's head-dim columns
   using KBlock = tile::SwizzledTile<E, BKV, Span>;  // of K's
-  using VTile = tile::MnMajorTile<E, Dv, BKV>;      // 16-bit V as P V's B: Dv columns x BKV keys
+  using VTile = tile::MnMajorTile<E, Dv, BKV, Cfg::v_span>;  // 16-bit V as P V's B: Dv columns x BKV keys
   using RawBlock = tile::SwizzledTile<E, BKV, 128>;  // fp8: 128 of V's columns as loaded, BKV keys
   using VtBlock = tile::SwizzledTile<E, Dv, 128>;    // fp8: V^T as P V's B (K-major): 128 keys' slots
   using Pipe = pipeline::TmaPipeline<Stages, 1>;

@@ -69,6 +69,16 @@ Problem varlen(benchmark::State const& state) {
   p.causal = state.range(0) != 0;
   return p;
 }
+// {seqlen, causal}: head dim 192 for Q K^T and 128 for V (DeepSeek's MLA prefill shape), 16 heads.
+Problem mla(benchmark::State const& state) {
+  Problem p;
+  p.d = 192, p.dv = 128;
+  p.sq = p.sk = int(state.range(0));
+  p.causal = state.range(1) != 0;
+  p.b = kTokens / p.sq;
+  p.h = p.hk = 16;
+  return p;
+}
 using MakeProblem = Problem (*)(benchmark::State const&);
 
 void timing(benchmark::internal::Benchmark* b) {
@@ -245,6 +255,11 @@ template <class E, class Chain>
 using Ours64 = tessera::attention::Config<arch::Sm90, E, tessera::attention::HeadDim<64>, tessera::attention::BlockTile<128, 128>,
                                           tessera::attention::Consumers<2>, tessera::attention::Stages<2>, Chain>;
 
+// Head dims 192 / 128: 128 x 128 (one Q stage).
+template <class E, class Chain>
+using OursMla = tessera::attention::Config<arch::Sm90, E, tessera::attention::HeadDim<192, 128>, tessera::attention::BlockTile<128, 128>,
+                                           tessera::attention::Consumers<2>, tessera::attention::Stages<2>, Chain>;
+
 // The problem as attention::Problem, with shape()'s strides (Torch's causal mask is top-left; the
 // problems here have sq = sk, where both alignments agree).
 tessera::attention::Problem ours(Problem const& p) {
@@ -393,6 +408,7 @@ void BM_tessera(benchmark::State& state) {
       return p.sk >= 2048 ? run_ours<Ours<E, 64, 128, Causal>>(state, p) : run_ours<Ours64<E, Causal>>(state, p);
     }
     if (p.d == 256) return p.causal ? run_ours<Ours<E, 256, 64, Causal>>(state, p) : run_ours<Ours<E, 256, 64, None>>(state, p);
+    if (p.d == 192) return p.causal ? run_ours<OursMla<E, Causal>>(state, p) : run_ours<OursMla<E, None>>(state, p);
     if (p.d == 96) {  // 128 x 176 non-causal from 4k, else 128 x 128 (H100, causal 16k: 532 against 463 TFLOP/s)
       if (wide && !p.causal) return run_ours<Ours<E, 96, 176, None>>(state, p);
       return p.causal ? run_ours<Ours<E, 96, 128, Causal>>(state, p) : run_ours<Ours<E, 96, 128, None>>(state, p);
@@ -408,6 +424,7 @@ void BM_tessera(benchmark::State& state) {
 
 BENCHMARK(BM_tessera<mha<Dtype::kBf16, QkvLayout::kBSHD, false>>)->Name("attn_bf16/tessera")->Apply(all_dims);
 BENCHMARK(BM_tessera<gqa>)->Name("attn_bf16_gqa32x8/tessera")->Apply(gqa_grid);
+BENCHMARK(BM_tessera<mla>)->Name("attn_bf16_hd192x128/tessera")->Apply(gqa_grid);  // (the peers here take one head dim)
 BENCHMARK(BM_tessera<mha<Dtype::kF16, QkvLayout::kBSHD, false>>)->Name("attn_f16/tessera")->Apply(dim128);
 BENCHMARK(BM_tessera<mha<Dtype::kBf16, QkvLayout::kBHSD, false>>)->Name("attn_bf16_bhsd/tessera")->Apply(dim128);
 BENCHMARK(BM_peer<Peer::kCudnn, mha<Dtype::kBf16, QkvLayout::kBSHD, false>>)->Name("attn_bf16/cudnn")->Apply(all_dims);

@@ -11,7 +11,7 @@
 // 64 of the BlockTile's BQ query rows (BQ = 64 Consumers) and walks the tile's blocks of BKV keys;
 // K and V come through rings of Stages stages each. FlashAttention-3's tiles are a good start: 128
 // x 176 at head dim 128 (128 x 128 for short or causal sequences), 192 x 128 with three consumers
-// at 64 (128 x 128 for causal sequences under 2k), 128 x 80 at 256 (128 x 64 under 1k keys).
+// at 64 (128 x 128 for causal sequences under 2k), 128 x 80 at 256 (128 x 64 causal or under 1k keys).
 // The sm80 kernel (arch::Sm80: mma.sync, so sm_80 and every later GPU, the H100 included;
 // attention/sm80/kernel.hpp): each of the Warps warps owns 16 of the BQ query rows (BQ = 16 Warps);
 // K and V come through one cp.async ring of Stages stages. 64 x 64 with Warps<4> up to head dim

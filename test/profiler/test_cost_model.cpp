@@ -121,8 +121,10 @@ TEST_CASE("top-k takes the best predictions, at most two of a tile family", "[pr
 }
 
 // Attention: a longer sequence or more heads never costs less; where a tile has several blocks of
-// keys, a causal mask costs less than none on the same problem and a narrow window less than causal
-// (with one block, causal masks it and saves nothing); a launch bounds every problem from below.
+// keys and the tiles fill more than a wave, a causal mask costs less than none on the same problem
+// and a narrow window less than causal (with one block, causal masks it and saves nothing; in one
+// wave the longest tile, which sees every key, sets the time); a launch bounds every problem from
+// below.
 TEST_CASE("the attention model grows with the problem and shrinks with the mask", "[profiler][cost][attention]") {
   DeviceModel const d = h100();
   auto const space = tuning::attention_space(tuning::AttentionSpaceSize::kDefault);
@@ -143,7 +145,7 @@ TEST_CASE("the attention model grows with the problem and shrinks with the mask"
       CHECK(predict_attention_us(s, shape(2, 16, 2 * len, s.head_dim, "none"), d) >= none);
       CHECK(predict_attention_us(s, shape(2, 32, len, s.head_dim, "none"), d) >= none);
       double const causal = predict_attention_us(s, shape(2, 16, len, s.head_dim, "causal"), d);
-      if (len > 2 * s.bkv) {
+      if (len > 2 * s.bkv && len >= 1000) {  // (one wave of few tiles: the longest tile, as long under causal, sets the time)
         CHECK(causal < none);
         CHECK(predict_attention_us(s, shape(2, 16, len, s.head_dim, "window:64,0"), d) < causal);
       }
@@ -151,8 +153,42 @@ TEST_CASE("the attention model grows with the problem and shrinks with the mask"
       ++checked;
     }
   }
-  CHECK(checked == 3 * 16);  // 16 kernels without a mask in the default space, three lengths each
-  // The tile family stands for BQ x BKV.
+  // 27 kernels without a mask in the default space (16 Hopper bf16 and f16, 3 fp8, 8 sm80), three
+  // lengths each.
+  CHECK(checked == 3 * 27);
+  // The tile family stands for BQ x BKV (and the sm80 kernel's warps).
   gemm::ConfigSpec const f = attention_family(space.items[0].spec.config);
   CHECK((f.bm == space.items[0].spec.config.bq && f.bn == space.items[0].spec.config.bkv && f.consumers == 2));
+  gemm::ConfigSpec const f80 = attention_family(tuning::detail::attention_spec_sm80(gemm::Dtype::kBf16, {128, 128}, {64, 64}, 2));
+  CHECK((f80.arch_cc == 80 && f80.bm == 64 && f80.consumers == 0 && f80.warps_m == 4));
+}
+
+// On the same tile, fp8 costs less than bf16 (twice the tensor rate, half the bytes), and the sm80
+// kernel more than the Hopper kernel (mma.sync's rate, the softmax not hidden). A packed batch of
+// variable lengths costs no more than the fixed-length batch of its longest sequences, and more
+// with a longer sequence.
+TEST_CASE("the attention model: fp8, the sm80 kernel and variable lengths", "[profiler][cost][attention]") {
+  DeviceModel const d = h100();
+  using tuning::detail::attention_spec;
+  using tuning::detail::attention_spec_sm80;
+  AttentionShape a;
+  REQUIRE(parse_attention_problem("batch=2 heads=16 sq=4096 sk=4096 dim=128 mask=causal", a).ok());
+  attention::ConfigSpec const bf16 = attention_spec(gemm::Dtype::kBf16, {128, 128}, {128, 128}, 2);
+  attention::ConfigSpec const fp8 = attention_spec(gemm::Dtype::kE4m3, {128, 128}, {128, 128}, 2);
+  attention::ConfigSpec const sm80 = attention_spec_sm80(gemm::Dtype::kBf16, {128, 128}, {64, 64}, 2);
+  REQUIRE((attention::check(bf16) == attention::ConfigError::kNone && attention::check(fp8) == attention::ConfigError::kNone &&
+           attention::check(sm80) == attention::ConfigError::kNone));
+  CHECK(predict_attention_us(fp8, a, d) < predict_attention_us(bf16, a, d));
+  CHECK(predict_attention_us(sm80, a, d) > predict_attention_us(bf16, a, d));
+
+  AttentionShape packed, longer, fixed;
+  REQUIRE(parse_attention_problem("heads=16 seqlens=512,1024,0,1,3000 dim=128 mask=causal", packed).ok());
+  REQUIRE(parse_attention_problem("heads=16 seqlens=512,1024,0,1,4000 dim=128 mask=causal", longer).ok());
+  REQUIRE(parse_attention_problem("batch=5 heads=16 sq=3000 sk=3000 dim=128 mask=causal", fixed).ok());
+  for (attention::ConfigSpec const& s : {bf16, fp8}) {
+    double const t = predict_attention_us(s, packed, d);
+    CHECK(t > d.launch_us);
+    CHECK(t < predict_attention_us(s, fixed, d));
+    CHECK(t < predict_attention_us(s, longer, d));
+  }
 }

@@ -122,7 +122,25 @@ TEST_CASE("emit writes the attention winners per problem as attention::TunedTabl
                     Catch::Contains("tessera::attention::Tuned<my_attention::<table>, YourChain>"));
   CHECK_THAT(h, Catch::Contains("// bf16 head dims 128 / 128, profiled with mask causal: 3 problem(s)\n"
                                 "inline constexpr tessera::attention::TunedTable<3> bf16_hd128_causal{{\n"));
-  CHECK_THAT(h, Catch::Contains("inline constexpr tessera::attention::TunedTable<1> bf16_hd128_none{{"));
+  // The packed batch of variable lengths beside the fixed problem, by its longest sequences, marked
+  // `true`; the sm80 kernel skipped it (variable lengths), and lost the fixed one to the Hopper kernel.
+  CHECK_THAT(h, Catch::Contains("inline constexpr tessera::attention::TunedTable<2> bf16_hd128_none{{"));
+  CHECK_THAT(h, Catch::Contains("    // sm90_bf16_hd128_128x128_2wg_s2_none: heads=8 heads_kv=2 seqlens=500,0,1,130 dim=128 mask=none\n"
+                                "    {{4, 8, 2, 500, 500, true}, {.arch_cc = 90, "));
+  CHECK_THAT(h, Catch::Contains("    {{2, 16, 4, 1024, 1024}, {.arch_cc = 90, .element = tessera::gemm::Dtype::kBf16, .head_dim = 128, "
+                                ".head_dim_v = 128, .bq = 128, .bkv = 128, .consumers = 2, .turns = false, .stages = 2}, 150.00},\n"));
+  // The sm80 kernel's winners, a table of their own.
+  CHECK_THAT(h, Catch::Contains("// bf16 head dims 128 / 128, profiled with mask none, the sm80 kernel's winners (any GPU from sm_80: builds "
+                                "without sm_90a): 1 problem(s)\ninline constexpr tessera::attention::TunedTable<1> bf16_hd128_none_sm80{{\n"
+                                "    // sm80_bf16_hd128_64x64_4w_s2_none: batch=2 heads=16 heads_kv=4 sq=1024 sk=1024 dim=128 mask=none\n"
+                                "    {{2, 16, 4, 1024, 1024}, {.arch_cc = 80, .element = tessera::gemm::Dtype::kBf16, .head_dim = 128, "
+                                ".head_dim_v = 128, .bq = 64, .bkv = 64, .consumers = 0, .turns = false, .warps = 4, .stages = 2}, 310.00},\n"
+                                "}};\n"));
+  // fp8: a table of its own type.
+  CHECK_THAT(h, Catch::Contains("// e4m3 head dims 128 / 128 (O in bf16; pass the per-tensor scales), profiled with mask causal: 1 problem(s)\n"
+                                "inline constexpr tessera::attention::TunedTable<1> e4m3_hd128_causal{{\n"
+                                "    // sm90_e4m3_hd128_128x128_2wg_s2_causal: batch=2 heads=16 heads_kv=4 sq=1024 sk=1024 dim=128 mask=causal\n"
+                                "    {{2, 16, 4, 1024, 1024}, {.arch_cc = 90, .element = tessera::gemm::Dtype::kE4m3, "));
   CHECK_THAT(h, Catch::Contains("// bf16 head dims 128 / 128, profiled with mask window:256,0: 1 problem(s)\n"
                                 "inline constexpr tessera::attention::TunedTable<1> bf16_hd128_window{{"));
   // Each problem's fastest passed one (the wrong 128 x 128 of the third left out), its shape, spec and time.
@@ -135,7 +153,8 @@ TEST_CASE("emit writes the attention winners per problem as attention::TunedTabl
   // The problems in the order of their text.
   CHECK(h.find("batch=1 heads=8 heads_kv=8") < h.find("batch=2 heads=16 heads_kv=4 sq=1024 sk=1024 dim=128 mask=causal"));
   CHECK(table_name(r.results[0]) == "bf16_hd128_causal");
-  CHECK(table_name(r.results.back()) == "bf16_hd128_window");
+  CHECK(table_name(r.results[8]) == "bf16_hd128_window");
+  CHECK(table_name(r.results.back()) == "e4m3_hd128_causal");
   Result other = r.results[0];
   other.problem = "batch=1 sq=8 sk=8 dim=192 dim_v=128 mask=causal-tl";
   other.dtype = "f16";

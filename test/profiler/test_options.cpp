@@ -282,8 +282,12 @@ TEST_CASE("attention dtypes, masks and layouts, with the choices on error", "[pr
   ProblemTypes t;
   REQUIRE(parse_attention_dtype("fp16", t).ok());
   CHECK((t.a == gemm::Dtype::kF16 && t.name == "f16"));
-  CHECK(parse_attention_dtype("e4m3", t).message() ==
-        "invalid argument: dtype 'e4m3' has no attention kernels; the attention dtypes are bf16, f16 (fp16, half)");
+  REQUIRE(parse_attention_dtype("fp8", t).ok());  // e4m3 Q, K and V, O in bf16
+  CHECK((t.a == gemm::Dtype::kE4m3 && t.d == gemm::Dtype::kBf16 && t.name == "e4m3"));
+  CHECK(parse_attention_dtype("tf32", t).message() ==
+        "invalid argument: dtype 'tf32' has no attention kernels; the attention dtypes are bf16, f16 (fp16, half) and e4m3 (fp8: Q, K "
+        "and V in e4m3, O in bf16)");
+  CHECK_THAT(parse_attention_dtype("bf17", t).message(), Catch::StartsWith("invalid argument: unknown dtype 'bf17'; the attention dtypes"));
 
   AttentionMaskSetting m;
   for (auto [text, kind, left, right, back] :
@@ -334,7 +338,8 @@ TEST_CASE("an attention problem as key=value items, and back", "[profiler][cli][
         std::pair{"sq=10 sk=10 dim=128 heads=6 heads_kv=4", "attention: heads = 6 is not a multiple of heads_kv = 4"},
         std::pair{"sq=10 sk=10 dim=100", "attention: head_dim = 100 is not a multiple of 8 from 8 to 256"},
         std::pair{"sq=10 sk=10 dim=128 mask=causl", "unknown mask 'causl'"},
-        std::pair{"sq=10 sk=10 dim=128 seq=4", "unknown key 'seq'; the keys are batch, heads, heads_kv, sq, sk, dim, dim_v, mask, layout"},
+        std::pair{"sq=10 sk=10 dim=128 seq=4",
+                  "unknown key 'seq'; the keys are batch, heads, heads_kv, sq, sk, dim, dim_v, mask, layout, seqlens, seqlens_k"},
         std::pair{"sq=0 sk=10 dim=128", "sq=0: must be a whole number of at least 1"},
         std::pair{"sq=10 sk=10 dim=128 sq=3", "'sq' is given twice"}}) {
     INFO(text);
@@ -348,6 +353,57 @@ TEST_CASE("an attention problem as key=value items, and back", "[profiler][cli][
   REQUIRE(v.size() == 2);
   CHECK((v[1].heads_kv == 8 && v[1].mask.kind == tuning::AttentionMask::kNone));
   CHECK_THAT(parse_attention_problems(" ; ", v).message(), Catch::Contains("--problems: no attention problem given"));
+}
+
+TEST_CASE("a packed batch of variable lengths as key=value items and flags, and back", "[profiler][cli][attention]") {
+  AttentionShape a;
+  // Empty and length-1 sequences; the keys' lengths the queries' unless given.
+  REQUIRE(parse_attention_problem("heads=16 heads_kv=4 seqlens=512,1024,0,1,3000 dim=128 mask=causal", a).ok());
+  CHECK((a.variable() && a.batch == 5 && a.seqlen_q == 3000 && a.seqlen_k == 3000 && a.seqlens_k == a.seqlens_q));
+  CHECK((a.total_q() == 4537 && a.total_k() == 4537));
+  CHECK(attention_problem_text(a) == "heads=16 heads_kv=4 seqlens=512,1024,0,1,3000 dim=128 mask=causal");
+  AttentionShape back;
+  REQUIRE(parse_attention_problem(attention_problem_text(a), back).ok());
+  CHECK(back == a);
+  // The problem with the device's offsets: packed BSHD token rows, the longest lengths, the totals.
+  int const fake[2] = {0, 0};
+  attention::Problem const p = a.problem(fake, fake);
+  CHECK((p.variable() && p.batch == 5 && p.seqlen_q == 3000 && p.total_q == 4537 && p.q.batch == 0 && p.q.seq == 16 * 128));
+  CHECK(attention::check(p).ok());
+  CHECK_FALSE(a.problem().variable());  // without offsets: the checks' fixed-length view
+
+  REQUIRE(parse_attention_problem("seqlens=7,0 seqlens_k=0,9 dim=64", a).ok());
+  CHECK((a.batch == 2 && a.seqlen_q == 7 && a.seqlen_k == 9 && a.total_k() == 9));
+  CHECK(attention_problem_text(a) == "heads=1 heads_kv=1 seqlens=7,0 seqlens_k=0,9 dim=64 mask=none");
+  REQUIRE(parse_attention_problem(attention_problem_text(a), back).ok());
+  CHECK(back == a);
+
+  for (auto [text, why] :
+       {std::pair{"seqlens=5,6 sq=6 dim=64", "seqlens gives the batch and its lengths (sq and sk are the longest); leave out batch, sq and sk"},
+        std::pair{"batch=2 seqlens=5,6 dim=64", "seqlens gives the batch and its lengths"},
+        std::pair{"seqlens=5,6 seqlens_k=5 dim=64", "variable lengths: the keys' lengths (1) are not one per sequence (2); give as many as the queries'"},
+        std::pair{"seqlens=0,0 dim=64", "variable lengths: every sequence of queries is empty; give at least one length above 0"},
+        std::pair{"seqlens=5,-1 dim=64", "seqlens '5,-1': '-1' is not a whole number of at least 0; give each sequence's length"},
+        std::pair{"seqlens=5,,6 dim=64", "seqlens '5,,6': '' is not a whole number of at least 0"},
+        std::pair{"seqlens=5 dim=64 layout=bhsd", "variable lengths: a packed batch's tokens are BSHD rows"},
+        std::pair{"sq=5 sk=5 seqlens_k=5 dim=64", "seqlens_k gives the keys' lengths of a packed batch; give seqlens (the queries') too"},
+        std::pair{"seqlens=5", "dim is missing"}}) {
+    INFO(text);
+    Status const s = parse_attention_problem(text, a);
+    CHECK(s.code() != StatusCode::kSuccess);
+    CHECK_THAT(s.message(), Catch::Contains(std::string("attention '") + text + "': " + why));
+  }
+
+  std::vector<int> v;
+  REQUIRE(parse_seqlens("--seqlens", "512,1024,0,1,3000", v).ok());
+  CHECK(v == std::vector<int>{512, 1024, 0, 1, 3000});
+  CHECK(parse_seqlens("--seqlens", "4:8:2", v).message() ==
+        "invalid argument: --seqlens '4:8:2': '4:8:2' is not a whole number of at least 0; give each sequence's length, comma-separated, 0 "
+        "for an empty one (e.g. 512,1024,0,1,3000)");
+  AttentionShape s;
+  CHECK_THAT(set_seqlens(s, {}, {}).message(), Catch::Contains("variable lengths: no sequence given"));
+  CHECK_THAT(set_seqlens(s, {1 << 30, 1 << 30}, {}).message(), Catch::Contains("2^31 tokens or more"));
+  CHECK_FALSE(s.variable());  // untouched by the failures
 }
 
 TEST_CASE("attention's work: FlashAttention's count, the pairs a mask keeps", "[profiler][cli][attention]") {
@@ -369,4 +425,11 @@ TEST_CASE("attention's work: FlashAttention's count, the pairs a mask keeps", "[
   CHECK(a.visible_pairs() == 2 + 3 + 4 + 4 + 4 + 3);
   CHECK(a.flops() == 2.0 * 128 * a.visible_pairs());
   CHECK(a.bytes(2) == (6.0 * 64 * 4) * 2 + 6.0 * 4);
+  CHECK(a.bytes(1, 2) == 6.0 * 64 * 3 + 6.0 * 64 * 2 + 6.0 * 4);  // fp8: Q, K and V in a byte, O in two
+  // A packed batch: each sequence's own pairs (causal: half of a square one, FlashAttention's
+  // count; bottom-right on 3 queries and 5 keys as above); an empty sequence adds nothing.
+  REQUIRE(parse_attention_problem("heads=2 seqlens=4,0,1,3 seqlens_k=4,6,1,5 dim=64 mask=causal", a).ok());
+  CHECK(a.visible_pairs() == (1 + 2 + 3 + 4) + 0 + 1 + (3 + 4 + 5));
+  CHECK(a.flops() == 2.0 * 128 * 2 * (4.0 * 4 / 2 + 0 + 1.0 / 2 + (3 + 4 + 5)));
+  CHECK(a.bytes(2) == (8.0 * 2 * 64 + 16.0 * 1 * 64 * 2 + 8.0 * 2 * 64) * 2 + 8.0 * 2 * 4);  // one K/V head
 }

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 #include "device_common.cuh"
 #include "tessera/attention/coord.hpp"
@@ -17,30 +19,71 @@ namespace {
 
 constexpr int kReferenceWarps = 4;  // a warp per query row, four to a block
 
+// Where a reference row's sequences are: its batch entry, its query's position, the entry's
+// lengths and first tokens (0 with fixed lengths, whose batch stride places the entries).
+struct RowSequence {
+  int b, h, i, sq, sk, q0, k0;
+};
+
+// The lengths the reference sees: fixed, or a packed batch's cu_seqlens (device memory).
+struct ReferenceLengths {
+  int const* cu_q = nullptr;
+  int const* cu_k = nullptr;
+  std::int64_t total_q = 0;
+
+  // Row `row` of the LSE's order: [batch][heads][seqlen_q], or [heads][total_q] for a packed batch
+  // (whose entry is the last b with cu_q[b] <= token: empty entries share their offset with the
+  // next one).
+  __device__ RowSequence at(std::int64_t row, attention::Problem const& p) const {
+    if (cu_q == nullptr) {
+      int const sq = p.seqlen_q;
+      return {int(row / sq / p.heads), int(row / sq % p.heads), int(row % sq), sq, p.seqlen_k, 0, 0};
+    }
+    int const h = int(row / total_q), token = int(row % total_q);
+    int lo = 0, hi = p.batch - 1;
+    while (lo < hi) {
+      int const mid = (lo + hi + 1) / 2;
+      if (cu_q[mid] <= token) lo = mid;
+      else hi = mid - 1;
+    }
+    return {lo, h, token - cu_q[lo], cu_q[lo + 1] - cu_q[lo], cu_k[lo + 1] - cu_k[lo], cu_q[lo], cu_k[lo]};
+  }
+  __host__ __device__ std::int64_t rows(attention::Problem const& p) const {
+    return cu_q == nullptr ? std::int64_t(p.batch) * p.heads * p.seqlen_q : std::int64_t(p.heads) * total_q;
+  }
+};
+
+// The values the kernels read: the stored ones times their tensor's scale (1 but for fp8).
+struct ReferenceScales {
+  float q = 1.0f, k = 1.0f, v = 1.0f;
+};
+
 // The reference: a warp per query (batch entry, head, position). Pass 1: each lane takes every
 // 32nd key, its score q . k in double, scaled and rounded to float as the kernels' chain sees it,
 // through the chain; the row's max and sum of exponentials in double (merged across the lanes).
 // Pass 2: the scores again, p = exp(s - max) / sum, each lane accumulating 8 of O's columns and
-// their sum of p |v| (the tolerance's scale). A row whose every score is masked gets O = 0 and
-// LSE = -infinity, as attention/problem.hpp defines. O's reference lies where O does (the
-// problem's strides); LSE's at [batch][heads][seqlen_q].
+// their sum of p |v| (the tolerance's scale). A row whose every score is masked (or that has no
+// key) gets O = 0 and LSE = -infinity, as attention/problem.hpp defines. O's reference lies where
+// O does (the problem's strides, a packed batch's token rows); LSE's in the order of
+// ReferenceLengths::at.
 template <class E, class Chain>
-__global__ void attention_reference_kernel(E const* q, E const* k, E const* v, attention::Problem p, float scale, Chain chain, double* want,
-                                           float* mag, double* lse_want) {
+__global__ void attention_reference_kernel(E const* q, E const* k, E const* v, attention::Problem p, ReferenceLengths lengths,
+                                           ReferenceScales scales, float scale, Chain chain, double* want, float* mag, double* lse_want) {
   __shared__ float q_row[kReferenceWarps][attention::kMaxHeadDim];
   int const warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  int const sq = p.seqlen_q, sk = p.seqlen_k, group = p.heads / p.heads_kv;
+  int const group = p.heads / p.heads_kv;
   double const infinity = __longlong_as_double(0x7ff0000000000000ll);
-  std::int64_t const rows = std::int64_t(p.batch) * p.heads * sq;
+  std::int64_t const rows = lengths.rows(p);
   for (std::int64_t row = std::int64_t(blockIdx.x) * kReferenceWarps + warp; row < rows; row += std::int64_t(gridDim.x) * kReferenceWarps) {
-    int const i = int(row % sq), h = int(row / sq % p.heads), b = int(row / sq / p.heads), hk = h / group;
-    E const* qi = q + p.q.offset(b, i, h);
-    for (int d = lane; d < p.head_dim; d += 32) q_row[warp][d] = float(to_double(qi[d]));
+    RowSequence const r = lengths.at(row, p);
+    int const b = r.b, h = r.h, i = r.i, sq = r.sq, sk = r.sk, hk = h / group;
+    E const* qi = q + p.q.offset(b, r.q0 + i, h);
+    for (int d = lane; d < p.head_dim; d += 32) q_row[warp][d] = float(to_double(qi[d]) * scales.q);
     __syncwarp();
     auto const score = [&](int j) {
-      E const* kj = k + p.k.offset(b, j, hk);
+      E const* kj = k + p.k.offset(b, r.k0 + j, hk);
       double dot = 0;
-      for (int d = 0; d < p.head_dim; ++d) dot += double(q_row[warp][d]) * to_double(kj[d]);
+      for (int d = 0; d < p.head_dim; ++d) dot += double(q_row[warp][d]) * (to_double(kj[d]) * scales.k);
       return double(chain.score(float(dot * scale), attention::Coord{b, h, i, j, sq, sk}));
     };
     double top = -infinity, sum = 0;
@@ -71,16 +114,16 @@ __global__ void attention_reference_kernel(E const* q, E const* k, E const* v, a
         for (int jj = 0; jj < 32 && j0 + jj < sk; ++jj) {
           double const w = __shfl_sync(0xffffffffu, weight, jj);
           if (w == 0) continue;  // (the same on every lane)
-          E const* vj = v + p.v.offset(b, j0 + jj, hk);
+          E const* vj = v + p.v.offset(b, r.k0 + j0 + jj, hk);
           for (int t = 0; t < 8; ++t)
             if (lane + 32 * t < p.head_dim_v) {
-              double const x = to_double(vj[lane + 32 * t]);
+              double const x = to_double(vj[lane + 32 * t]) * scales.v;
               o[t] += w * x;
               m[t] += w * fabs(x);
             }
         }
       }
-    std::int64_t const oi = p.o.offset(b, i, h);
+    std::int64_t const oi = p.o.offset(b, r.q0 + i, h);
     for (int t = 0; t < 8; ++t)
       if (lane + 32 * t < p.head_dim_v) {
         want[oi + lane + 32 * t] = o[t];
@@ -104,12 +147,13 @@ __global__ void lse_compare_kernel(float const* have, double const* want, std::s
   }
 }
 
-// f.template operator()<E>() for the problem's element type.
+// f.template operator()<E, O>() for the problem's element types (of Q, K and V; of O).
 template <class F>
 Status with_type(gemm::Dtype t, F&& f) {
   switch (t) {
-    case gemm::Dtype::kBf16: return f.template operator()<bfloat16_t>();
-    case gemm::Dtype::kF16: return f.template operator()<half_t>();
+    case gemm::Dtype::kBf16: return f.template operator()<bfloat16_t, bfloat16_t>();
+    case gemm::Dtype::kF16: return f.template operator()<half_t, half_t>();
+    case gemm::Dtype::kE4m3: return f.template operator()<float8_e4m3_t, bfloat16_t>();
     default: return Status::invalid_argument(std::string("no attention reference for dtype ") + gemm::dtype_name(t));
   }
 }
@@ -129,7 +173,7 @@ Status with_chain(tuning::AttentionProblem const& p, F&& f) {
 }  // namespace
 
 struct AttentionRunner::Buffers {
-  Allocation q, k, v, lse, lse_want;
+  Allocation q, k, v, lse, lse_want, cu_q, cu_k;
 };
 
 AttentionRunner::AttentionRunner(TimingSettings settings) : DeviceRunner(settings), buffers_(new Buffers) {}
@@ -138,29 +182,47 @@ AttentionRunner::~AttentionRunner() { delete buffers_; }
 
 Status AttentionRunner::prepare(AttentionSetup const& setup) {
   setup_ = setup;
-  return with_type(setup.types.a, [&]<class E>() -> Status {
+  return with_type(setup.types.a, [&]<class E, class O>() -> Status {
     AttentionShape const& a = setup.shape;
     Buffers& B = *buffers_;
     Common& C = *common_;
-    std::size_t const b = std::size_t(a.batch);
-    std::size_t const nq = b * a.seqlen_q * a.heads * a.head_dim, nk = b * a.seqlen_k * a.heads_kv * a.head_dim;
-    std::size_t const nv = b * a.seqlen_k * a.heads_kv * a.head_dim_v, no = b * a.seqlen_q * a.heads * a.head_dim_v;
-    std::size_t const nl = b * a.heads * a.seqlen_q;
+    constexpr bool fp8 = std::is_same_v<E, float8_e4m3_t>;
+    std::size_t const rows_q = std::size_t(a.total_q()), rows_k = std::size_t(a.total_k());
+    std::size_t const nq = rows_q * a.heads * a.head_dim, nk = rows_k * a.heads_kv * a.head_dim;
+    std::size_t const nv = rows_k * a.heads_kv * a.head_dim_v, no = rows_q * a.heads * a.head_dim_v;
+    std::size_t const nl = rows_q * a.heads;
     // O within 2^-7 (|o| + sum of p |v|): P is rounded to 16 bits on its way to the tensor cores
-    // and O to E (test/device/attention's tolerance): 2 u_out = 2^-7, 8 u_acc = 2^-7.
-    if (cudaError_t e = C.use_output<E>(no, {std::ldexp(1.0, -8), subnormal_spacing<E>(), std::ldexp(1.0, -10), 0.0}); e != cudaSuccess)
+    // and O to E (test/device/attention's tolerance): 2 u_out = 2^-7, 8 u_acc = 2^-7. fp8: 2^-4,
+    // the device test's (P enters P V in e4m3, 3 mantissa bits).
+    Tolerance const tolerance = fp8 ? Tolerance{std::ldexp(1.0, -5), subnormal_spacing<O>(), std::ldexp(1.0, -7), 0.0}
+                                    : Tolerance{std::ldexp(1.0, -8), subnormal_spacing<O>(), std::ldexp(1.0, -10), 0.0};
+    if (cudaError_t e = C.use_output<O>(no, tolerance); e != cudaSuccess)
       return Status::device_error("allocating O and its reference: " + cuda_message(e));
+    std::size_t const nc = a.variable() ? a.seqlens_q.size() + 1 : 0;
     for (auto [x, bytes] : {std::pair{&B.q, nq * sizeof(E)}, std::pair{&B.k, nk * sizeof(E)}, std::pair{&B.v, nv * sizeof(E)},
-                            std::pair{&B.lse, nl * sizeof(float)}, std::pair{&B.lse_want, nl * sizeof(double)}})
+                            std::pair{&B.lse, nl * sizeof(float)}, std::pair{&B.lse_want, nl * sizeof(double)},
+                            std::pair{&B.cu_q, nc * sizeof(int)}, std::pair{&B.cu_k, nc * sizeof(int)}})
       if (cudaError_t e = x->reserve(std::max<std::size_t>(bytes, 16)); e != cudaSuccess)
-        return Status::device_error("allocating Q, K, V and the LSE: " + cuda_message(e));
+        return Status::device_error("allocating Q, K, V, the LSE and the sequences' offsets: " + cuda_message(e));
     TESSERA_RETURN_IF_ERROR(prepare_flush());
     fill(static_cast<E*>(B.q.ptr), nq, 21);
     fill(static_cast<E*>(B.k.ptr), nk, 22);
     fill(static_cast<E*>(B.v.ptr), nv, 23);
 
+    // A packed batch: its offsets (cu_seqlens) on the device.
+    ReferenceLengths lengths;
+    if (a.variable()) {
+      std::vector<int> cu_q{0}, cu_k{0};
+      for (std::size_t i = 0; i < a.seqlens_q.size(); ++i)
+        cu_q.push_back(cu_q.back() + a.seqlens_q[i]), cu_k.push_back(cu_k.back() + a.seqlens_k[i]);
+      cudaMemcpy(B.cu_q.ptr, cu_q.data(), nc * sizeof(int), cudaMemcpyHostToDevice);
+      if (cudaError_t e = cudaMemcpy(B.cu_k.ptr, cu_k.data(), nc * sizeof(int), cudaMemcpyHostToDevice); e != cudaSuccess)
+        return Status::device_error("copying the sequences' offsets: " + cuda_message(e));
+      lengths = {static_cast<int const*>(B.cu_q.ptr), static_cast<int const*>(B.cu_k.ptr), a.total_q()};
+    }
+
     tuning::AttentionProblem p;
-    p.problem = a.problem();
+    p.problem = a.problem(lengths.cu_q, lengths.cu_k);
     p.dtype = setup.types.a;
     p.mask = a.mask.kind;
     p.window_left = a.mask.left;
@@ -170,6 +232,7 @@ Status AttentionRunner::prepare(AttentionSetup const& setup) {
     p.v = B.v.ptr;
     p.o = C.out.ptr;
     p.lse = static_cast<float*>(B.lse.ptr);
+    if constexpr (fp8) p.scale_q = kFp8ScaleQ, p.scale_k = kFp8ScaleK, p.scale_v = kFp8ScaleV;
     problem_ = p;
 
     C.second = SecondOutput{"LSE", nl, [&B, nl] { cudaMemset(B.lse.ptr, 0xFF, nl * sizeof(float)); },
@@ -185,10 +248,13 @@ Status AttentionRunner::prepare(AttentionSetup const& setup) {
 
     std::int64_t const rows = std::int64_t(nl);
     unsigned const blocks = unsigned(std::clamp<std::int64_t>((rows + kReferenceWarps - 1) / kReferenceWarps, 1, 4096));
+    ReferenceScales const scales{p.scale_q, p.scale_k, p.scale_v};
     TESSERA_RETURN_IF_ERROR(with_chain(p, [&](auto chain) {
-      attention_reference_kernel<E><<<blocks, 32 * kReferenceWarps>>>(
-          static_cast<E const*>(p.q), static_cast<E const*>(p.k), static_cast<E const*>(p.v), p.problem, p.problem.softmax_scale(), chain,
-          static_cast<double*>(C.want.ptr), static_cast<float*>(C.mag.ptr), static_cast<double*>(B.lse_want.ptr));
+      if (rows > 0)
+        attention_reference_kernel<E><<<blocks, 32 * kReferenceWarps>>>(
+            static_cast<E const*>(p.q), static_cast<E const*>(p.k), static_cast<E const*>(p.v), p.problem, lengths, scales,
+            p.problem.softmax_scale(), chain, static_cast<double*>(C.want.ptr), static_cast<float*>(C.mag.ptr),
+            static_cast<double*>(B.lse_want.ptr));
       return Status::success();
     }));
     if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) return Status::device_error("the reference failed: " + cuda_message(e));

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <tuple>
+#include <vector>
 
 #include "tessera/attention/tile_order.hpp"
 
@@ -98,63 +100,136 @@ std::vector<int> select_top_k(std::vector<Prediction> const& c, int k, int per_f
   return chosen;
 }
 
+namespace {
+// One block of keys of an attention tile on one SM, in clocks: a full one and one the mask cuts
+// (its compares and selects on every score).
+struct KeyBlockClocks {
+  double full = 0, partial = 0, tile = 0;  // tile: Q's load and O's store, once a tile
+};
+
+// The clocks of query block m of one sequence (sq queries, sk keys): the blocks of keys its mask
+// leaves (attention/block_range.hpp), partial ones at the mask's edges, and the tile's own.
+double tile_clocks(attention::ConfigSpec const& s, AttentionMaskSetting const& mask, int sq, int sk, std::int64_t m, KeyBlockClocks const& c) {
+  using tuning::AttentionMask;
+  int const bq = s.bq, bkv = s.bkv;
+  int const offset = mask.kind == AttentionMask::kCausalTopLeft ? 0 : sk - sq;
+  int const left = mask.kind == AttentionMask::kWindow ? mask.left : -1;
+  int const right = mask.kind == AttentionMask::kWindow ? mask.right : mask.kind == AttentionMask::kNone ? -1 : 0;
+  std::int64_t const q0 = m * bq, q1 = std::min<std::int64_t>(q0 + bq, sq);
+  std::int64_t const lo = left < 0 ? 0 : std::max<std::int64_t>(0, q0 + offset - left);
+  std::int64_t const hi = right < 0 ? sk : std::min<std::int64_t>(sk, q1 - 1 + offset + right + 1);
+  double clocks = c.tile;
+  if (hi > lo) {
+    std::int64_t const first = lo / bkv, last = (hi - 1) / bkv;  // the blocks visited
+    // Partial: the blocks that cut a query's range (the diagonal ones), or all under a window's both bounds.
+    std::int64_t partial = 0;
+    if (mask.kind != AttentionMask::kNone)
+      for (std::int64_t b = first; b <= last; ++b) {
+        std::int64_t const k0 = b * bkv, k1 = std::min<std::int64_t>(k0 + bkv, sk);
+        bool const cut_right = right >= 0 && k1 - 1 > q0 + offset + right;
+        bool const cut_left = left >= 0 && k0 < q1 - 1 + offset - left;
+        partial += cut_right || cut_left || k1 - k0 < bkv ? 1 : 0;
+      }
+    clocks += double(last - first + 1 - partial) * c.full + double(partial) * c.partial;
+  }
+  return clocks;
+}
+
+// The sm80 kernel: a block per tile (BQ queries of one head of one batch entry), as many blocks on
+// an SM as its shared memory and registers allow (about 224 registers a thread: docs/performance.md's
+// 202 to 242), launched query block fastest (longest first), head, then batch entry; each block of
+// keys at mma.sync's rate (2048 FLOP a clock per SM, on sm_80 and on Hopper) with the softmax
+// between the GEMMs (nothing hides it); co-resident blocks share the SM, hiding a quarter of each
+// other's time. The slowest SM's sum of its tiles (list scheduling) is the time.
+double predict_attention_sm80_us(attention::ConfigSpec const& s, AttentionShape const& p, DeviceModel const& d) {
+  int const bq = s.bq, bkv = s.bkv, e = gemm::dtype_bytes(s.element);
+  double const clocks_per_us = d.clock_ghz * 1e3;
+  int const by_smem = std::max(1, d.smem_per_sm / (s.smem_bytes() + 1024)), by_registers = std::max(1, 65536 / (s.threads() * 224));
+  int const per_sm = std::clamp(std::min(by_smem, by_registers), 1, 4);
+  double const side = std::min(bq, bkv);
+  double const efficiency = 0.85 * side / (side + 24.0) * (s.warps >= 4 ? 1.0 : 0.7);
+  double const scores = double(bq) * bkv;
+  double const tensor = 2.0 * scores * (s.head_dim + s.head_dim_v) / (2048.0 * efficiency);
+  double const softmax = scores * (1.0 / 16 + 6.0 / 128);
+  std::int64_t const q_blocks = (std::int64_t(p.seqlen_q) + bq - 1) / bq;
+  std::int64_t const slots = std::int64_t(d.sms) * per_sm;
+  double const l2_per_sm = d.l2_gbps * 1e3 / double(d.sms) / clocks_per_us;  // bytes per clock
+  double const fetch = double(bkv) * (s.head_dim + s.head_dim_v) * e / l2_per_sm;
+  KeyBlockClocks c;
+  c.full = std::max(tensor, fetch) + softmax + 200.0;
+  c.partial = c.full + scores * 4.0 / 128;
+  c.tile = double(bq) * (s.head_dim + s.head_dim_v) * e / l2_per_sm;
+  std::vector<double> per_block(static_cast<std::size_t>(q_blocks));
+  for (std::int64_t m = 0; m < q_blocks; ++m) per_block[std::size_t(m)] = tile_clocks(s, p.mask, p.seqlen_q, p.seqlen_k, m, c);
+  // Each slot's busy time; a tile on a slot takes its clocks times the blocks sharing the SM, less
+  // the quarter they hide.
+  double const share = per_sm > 1 ? per_sm * 0.75 : 1.0;
+  std::vector<double> slot(static_cast<std::size_t>(std::min<std::int64_t>(slots, q_blocks * p.heads * p.batch)), 0.0);
+  if (slot.empty()) return d.launch_us;
+  std::make_heap(slot.begin(), slot.end(), std::greater<>());
+  for (int b = 0; b < p.batch; ++b)
+    for (int h = 0; h < p.heads; ++h)
+      for (std::int64_t m = q_blocks - 1; m >= 0; --m) {
+        std::pop_heap(slot.begin(), slot.end(), std::greater<>());
+        slot.back() += per_block[std::size_t(m)] * share;
+        std::push_heap(slot.begin(), slot.end(), std::greater<>());
+      }
+  double const slowest_us = *std::max_element(slot.begin(), slot.end()) / clocks_per_us;
+  double const dram_us = p.bytes(e) / (d.dram_gbps * 1e3);
+  return d.launch_us + d.latency_us + std::max(dram_us, slowest_us);
+}
+}  // namespace
+
 double predict_attention_us(attention::ConfigSpec const& s, AttentionShape const& p, DeviceModel const& d) {
   using tuning::AttentionMask;
+  if (s.arch_cc == 80) return predict_attention_sm80_us(s, p, d);
   int const bq = s.bq, bkv = s.bkv, e = gemm::dtype_bytes(s.element);
   double const clocks_per_us = d.clock_ghz * 1e3;
   // One block of keys on one SM, in clocks: the tensor cores (efficiency falling with the smaller
-  // tile side; one consumer cannot keep them busy), the exponentials and their float work, K and V
-  // from the SM's share of L2, and a fixed turn.
+  // tile side; one consumer cannot keep them busy; fp8's wgmma twice 16-bit's rate), the
+  // exponentials and their float work, K and V from the SM's share of L2, and a fixed turn.
   double const side = std::min(bq, bkv);
   double efficiency = 0.85 * side / (side + 24.0);
   if (s.consumers == 1) efficiency *= 0.7;
   double const scores = double(bq) * bkv;
-  double const tensor = 2.0 * scores * (s.head_dim + s.head_dim_v) / (4096.0 * efficiency);
+  double const tensor = 2.0 * scores * (s.head_dim + s.head_dim_v) / ((s.fp8() ? 8192.0 : 4096.0) * efficiency);
   double const softmax = scores * (1.0 / 16 + 6.0 / 128) * (s.consumers >= 2 ? 0.5 : 1.0);
+  // The tiles: a tile per query block of each head and batch entry (of each sequence of a packed
+  // batch: TileOrder numbers them entry by entry); the grid, one block per SM, at most a tile each
+  // (a packed batch launches at most heads x (total_q / BQ + batch)).
   std::int64_t const q_blocks = (std::int64_t(p.seqlen_q) + bq - 1) / bq;
-  std::int64_t const tiles = q_blocks * p.heads * p.batch;
+  std::int64_t tiles = q_blocks * p.heads * p.batch;
+  if (p.variable()) tiles = std::min<std::int64_t>(tiles, std::int64_t(p.heads) * (p.total_q() / bq + p.batch));
   std::int64_t const grid = std::min<std::int64_t>(tiles, d.sms);
-  double const l2_per_sm = d.l2_gbps * 1e3 / double(std::max<std::int64_t>(grid, 1)) / clocks_per_us;  // bytes per clock
+  if (grid == 0) return d.launch_us;
+  double const l2_per_sm = d.l2_gbps * 1e3 / double(grid) / clocks_per_us;  // bytes per clock
   double const fetch = double(bkv) * (s.head_dim + s.head_dim_v) * e / l2_per_sm;
-  double const full_block = std::max(tensor, fetch) + softmax + 400.0;
-  double const partial_block = full_block + scores * 4.0 / 128;  // the mask's compares and selects
-  // Each query block's clocks: the blocks of keys its mask leaves (attention/block_range.hpp), Q's
-  // load and O's store.
-  int const offset = p.mask.kind == AttentionMask::kCausalTopLeft ? 0 : p.seqlen_k - p.seqlen_q;
-  int const left = p.mask.kind == AttentionMask::kWindow ? p.mask.left : -1;
-  int const right = p.mask.kind == AttentionMask::kWindow ? p.mask.right : p.mask.kind == AttentionMask::kNone ? -1 : 0;
-  std::vector<double> tile_clocks(static_cast<std::size_t>(q_blocks), 0.0);
-  for (std::int64_t m = 0; m < q_blocks; ++m) {
-    std::int64_t const q0 = m * bq, q1 = std::min<std::int64_t>(q0 + bq, p.seqlen_q);
-    std::int64_t const lo = left < 0 ? 0 : std::max<std::int64_t>(0, q0 + offset - left);
-    std::int64_t const hi = right < 0 ? p.seqlen_k : std::min<std::int64_t>(p.seqlen_k, q1 - 1 + offset + right + 1);
-    double clocks = double(bq) * (s.head_dim + s.head_dim_v) * e / l2_per_sm;
-    if (hi > lo) {
-      std::int64_t const first = lo / bkv, last = (hi - 1) / bkv;  // the blocks visited
-      // Partial: the blocks that cut a query's range (the diagonal ones), or all under a window's both bounds.
-      std::int64_t partial = 0;
-      if (p.mask.kind != AttentionMask::kNone)
-        for (std::int64_t b = first; b <= last; ++b) {
-          std::int64_t const k0 = b * bkv, k1 = std::min<std::int64_t>(k0 + bkv, p.seqlen_k);
-          bool const cut_right = right >= 0 && k1 - 1 > q0 + offset + right;
-          bool const cut_left = left >= 0 && k0 < q1 - 1 + offset - left;
-          partial += cut_right || cut_left || k1 - k0 < bkv ? 1 : 0;
-        }
-      clocks += double(last - first + 1 - partial) * full_block + double(partial) * partial_block;
-    }
-    tile_clocks[std::size_t(m)] = clocks;
-  }
+  KeyBlockClocks c;
+  c.full = std::max(tensor, fetch) + softmax + 400.0;
+  c.partial = c.full + scores * 4.0 / 128;
+  c.tile = double(bq) * (s.head_dim + s.head_dim_v) * e / l2_per_sm;
+  // Each sequence's query blocks' clocks (fixed lengths: one sequence for every batch entry).
+  std::vector<int> const fixed_q{p.seqlen_q}, fixed_k{p.seqlen_k};
+  std::vector<int> const& lq = p.variable() ? p.seqlens_q : fixed_q;
+  std::vector<int> const& lk = p.variable() ? p.seqlens_k : fixed_k;
+  std::vector<std::vector<double>> clocks(lq.size());
+  for (std::size_t b = 0; b < lq.size(); ++b)
+    for (std::int64_t m = 0; m < (std::int64_t(lq[b]) + bq - 1) / bq; ++m) clocks[b].push_back(tile_clocks(s, p.mask, lq[b], lk[b], m, c));
   // The persistent blocks' loads, in the kernel's order of the tiles (attention/tile_order.hpp:
   // longest first where the mask limits the keys).
-  attention::TileOrder const order{int(q_blocks), p.heads, p.batch, p.mask.kind != AttentionMask::kNone};
+  std::vector<int> cu{0};
+  for (int x : lq) cu.push_back(cu.back() + x);
+  attention::TileOrder order{int(q_blocks), p.heads, p.batch, p.mask.kind != AttentionMask::kNone};
+  if (p.variable()) order.cu_seqlens_q = cu.data(), order.bq = bq;
   double slowest = 0;
   for (int block = 0; block < int(grid); ++block) {
     double load = 0;
-    for (int j = 0, w = 0; (w = order.at(block, int(grid), j)) >= 0; ++j) load += tile_clocks[std::size_t(order.coord(w, int(grid)).q_block)];
+    attention::TileOrder::Cursor at;
+    for (int j = 0; order.next(block, int(grid), j, at); ++j) load += clocks[p.variable() ? std::size_t(at.tile.batch) : 0][std::size_t(at.tile.q_block)];
     slowest = std::max(slowest, load);
   }
   double const slowest_us = slowest / clocks_per_us;
-  double const dram_us = p.bytes(e) / (d.dram_gbps * 1e3);
+  double const dram_us = p.bytes(e, s.fp8() ? 2 : e) / (d.dram_gbps * 1e3);
   return d.launch_us + d.latency_us + std::max(dram_us, slowest_us);
 }
 
@@ -165,6 +240,8 @@ gemm::ConfigSpec attention_family(attention::ConfigSpec const& s) {
   g.bm = s.bq;
   g.bn = s.bkv;
   g.consumers = s.consumers;
+  g.warps_m = s.warps;
+  g.warps_n = s.warps > 0 ? 1 : 0;
   g.stages = s.stages;
   return g;
 }

@@ -64,16 +64,19 @@ std::vector<int> select_top_k(std::vector<Prediction> const& candidates, int k, 
 // ---- attention ---------------------------------------------------------------------------------
 // The Hopper kernel's time on a problem, as the GEMM's: persistent blocks (one per SM) take the
 // tiles (BQ queries of one head) in the kernel's order (attention::TileOrder: longest first under
-// a mask); a tile walks the blocks of BKV
-// keys its mask leaves (partial ones masked score by score); one block of keys costs
+// a mask; a packed batch of variable lengths numbered sequence by sequence, each sequence's tiles
+// walking its own keys); a tile walks the blocks of BKV keys its mask leaves (partial ones masked
+// score by score); one block of keys costs
 //
-//   max(tensor time (Q K^T and P V at the wgmma peak, times an efficiency), its K and V from the
-//       SM's share of L2) + the softmax's exp2 and float work (special functions: 16 a clock per SM;
-//       two or three consumers hide half of it behind the others' wgmma) + a fixed turn (barriers,
-//       issue)
+//   max(tensor time (Q K^T and P V at the wgmma peak -- twice 16-bit's for fp8 --, times an
+//       efficiency), its K and V from the SM's share of L2) + the softmax's exp2 and float work
+//       (special functions: 16 a clock per SM; two or three consumers hide half of it behind the
+//       others' wgmma) + a fixed turn (barriers, issue)
 //
-// and the slowest block's sum is the time, with the DRAM floor (Q, K, V, O once) and a launch. It
-// ranks tiles; its constants are the hardware's rates, not fitted to measurements.
+// and the slowest block's sum is the time, with the DRAM floor (Q, K, V, O once) and a launch. The
+// sm80 kernel's (arch_cc = 80): a block per tile at mma.sync's rate, as many on an SM as fit,
+// softmax not hidden, list-scheduled over the SMs. It ranks tiles; its constants are the hardware's
+// rates, not fitted to measurements.
 double predict_attention_us(attention::ConfigSpec const& s, AttentionShape const& p, DeviceModel const& d);
 
 // A gemm::ConfigSpec that stands for an attention spec's tile family in select_top_k (BQ as bm,

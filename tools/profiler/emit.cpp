@@ -74,20 +74,24 @@ Status conv_table(std::string const& table, std::map<std::string, Result const*>
   return Status::success();
 }
 // The attention tables: per problem the winner's spec (its mask dropped: Tuned takes the
-// application's chain).
+// application's chain) and its shape (a packed batch's: its batch, its longest sequences, and
+// `true`: its lengths vary).
 Status attention_table(std::string const& table, std::map<std::string, Result const*> const& problems, std::string& h) {
   Result const& first = *problems.begin()->second;
   AttentionShape a0;
   TESSERA_RETURN_IF_ERROR(parse_attention_problem(first.problem, a0));
-  h += fmt::format("\n// {} head dims {} / {}, profiled with mask {}: {} problem(s)\ninline constexpr tessera::attention::TunedTable<{}> {}{{{{\n",
-                   first.dtype, a0.head_dim, a0.head_dim_v, attention_mask_text(a0.mask), problems.size(), problems.size(), table);
+  bool const sm80 = table.size() > 5 && table.compare(table.size() - 5, 5, "_sm80") == 0;
+  h += fmt::format("\n// {} head dims {} / {}{}, profiled with mask {}{}: {} problem(s)\ninline constexpr tessera::attention::TunedTable<{}> {}{{{{\n",
+                   first.dtype, a0.head_dim, a0.head_dim_v, first.dtype == "e4m3" ? " (O in bf16; pass the per-tensor scales)" : "",
+                   attention_mask_text(a0.mask), sm80 ? ", the sm80 kernel's winners (any GPU from sm_80: builds without sm_90a)" : "",
+                   problems.size(), problems.size(), table);
   for (auto const& [key, r] : problems) {
     tuning::AttentionCandidate const* c = tuning::find_attention_candidate(r->kernel);
     if (c == nullptr || !c->valid()) return unknown_configuration(r->kernel);
     AttentionShape a;
     if (Status const s = parse_attention_problem(r->problem, a); !s) return Status::invalid_argument("a result's problem: " + s.detail());
-    h += fmt::format("    // {}: {}\n    {{{{{}, {}, {}, {}, {}}}, {}, {:.2f}}},\n", r->kernel, r->problem, a.batch, a.heads, a.heads_kv,
-                     a.seqlen_q, a.seqlen_k, tuning::cpp_initializer(c->spec.config), r->time_us);
+    h += fmt::format("    // {}: {}\n    {{{{{}, {}, {}, {}, {}{}}}, {}, {:.2f}}},\n", r->kernel, r->problem, a.batch, a.heads, a.heads_kv,
+                     a.seqlen_q, a.seqlen_k, a.variable() ? ", true" : "", tuning::cpp_initializer(c->spec.config), r->time_us);
   }
   h += "}};\n";
   return Status::success();
@@ -102,6 +106,12 @@ Status emit_header(Report const& report, EmitOptions const& options, std::string
     std::string const problem = r.conv() || r.attention() ? r.problem : fmt::format("{:010}x{:010}x{:010}x{:05}", r.m, r.n, r.k, r.batch);
     Result const*& slot = (r.conv() ? conv_best : r.attention() ? attention_best : gemm_best)[table_name(r)][problem];
     if (slot == nullptr || r.time_us < slot->time_us) slot = &r;
+    // The sm80 kernel's winners also get a table of their own: on Hopper the Hopper kernel wins,
+    // and a build for sm_80 (an A100) needs the best of the kernel it can run.
+    if (r.attention() && r.kernel.rfind("sm80_", 0) == 0) {
+      Result const*& sm80 = attention_best[table_name(r) + "_sm80"][problem];
+      if (sm80 == nullptr || r.time_us < sm80->time_us) sm80 = &r;
+    }
   }
   if (gemm_best.empty() && conv_best.empty() && attention_best.empty())
     return Status::invalid_argument(
@@ -129,8 +139,10 @@ Status emit_header(Report const& report, EmitOptions const& options, std::string
   if (!attention_best.empty())
     h += fmt::format("{}//   tessera::attention::Tuned<{}::<table>, YourChain>\n"
                      "// which runs each problem with the entry of its shape, else the nearest (log2 of batch x heads,\n"
-                     "// seqlen_q and seqlen_k); YourChain: the masks and score stages you run (a table says which mask it\n"
-                     "// was profiled with)",
+                     "// seqlen_q and seqlen_k; a packed batch of variable lengths by its longest sequences, the entries\n"
+                     "// profiled with variable lengths first); YourChain: the masks and score stages you run (a table says\n"
+                     "// which mask it was profiled with); a table ending in _sm80 holds the sm80 kernel's winners, for builds\n"
+                     "// without sm_90a",
                      gemm_best.empty() && conv_best.empty() ? "" : ",\n", options.namespace_name);
   h += ". Regenerate rather than edit.\n#pragma once\n\n";
   if (!gemm_best.empty()) h += "#include \"tessera/gemm/tuned.hpp\"\n";

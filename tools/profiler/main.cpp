@@ -8,6 +8,7 @@
 //   tessera-profile profile gemm --m 16,128,4096 --n 4096 --k 4096 --dtype bf16 --layout tn --json out.json
 //   tessera-profile profile conv --n 32 --h 56 --w 56 --c 64 --k 64 --r 3 --s 3 --pad 1 --dir fprop,dgrad --json conv.json
 //   tessera-profile profile attention --batch 2 --heads 16 --heads-kv 4 --sq 1024 --dim 128 --mask causal --json attn.json
+//   tessera-profile profile attention --heads 16 --seqlens 512,1024,0,1,3000 --dim 128 --dtype e4m3 --json varlen.json
 //   tessera-profile emit out.json conv.json attn.json -o my_tuned.hpp --namespace my_tuned
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -360,7 +361,7 @@ int list_attention(ListOptions const& o) {
     if (entry != nullptr) row.attributes = [entry](cudaFuncAttributes& a) { return entry->attributes(a); };
     if (c.valid() && entry == nullptr)
       note_missing_sized<tuning::AttentionSpaceSize>(missing, missing.attention_space, name, tp::registry_attention_space(),
-                                                     [](tuning::AttentionSpaceSize z) { return tuning::attention_space(z); }, true,
+                                                     [](tuning::AttentionSpaceSize z) { return tuning::attention_space(z); }, s.arch_cc == 90,
                                                      tp::registry_attention_sm90_left_out());
     rows.push_back(std::move(row));
   }
@@ -388,8 +389,10 @@ struct ProfileOptions {
   // convolutions
   std::string d = "1", h = "56", w = "56", c = "64", t = "1", r = "3", s = "3", groups = "1", pad = "1", stride = "1", dilation = "1",
               directions = "fprop";
-  // attention (heads_kv, sk and dim_v empty: as heads, sq and dim)
-  std::string heads = "16", heads_kv, sq = "1024", sk, dim = "128", dim_v, mask = "none";
+  // attention (heads_kv, sk and dim_v empty: as heads, sq and dim; seqlens: a packed batch of
+  // variable lengths instead of --batch, --sq and --sk, which the `given` flags say were given)
+  std::string heads = "16", heads_kv, sq = "1024", sk, dim = "128", dim_v, mask = "none", seqlens, seqlens_k;
+  bool batch_given = false, sq_given = false, sk_given = false;
   int batch = 1, top_k = 0, warmup = 3, iterations = 100;
   bool no_flush = false, quiet = false;
   std::string compare = "none";
@@ -732,13 +735,26 @@ int profile_conv(ProfileOptions const& o) {
   return profile_jobs(o, jobs, runner.device_name());
 }
 
-// The attention problems of the size lists (every combination) or of --problems.
+// The attention problems of the size lists (every combination) or of --problems; --seqlens makes
+// each a packed batch of those lengths.
 Status attention_problems(ProfileOptions const& o, std::string const& layout, std::vector<tp::AttentionShape>& out) {
   if (!o.problems.empty()) return tp::parse_attention_problems(o.problems, out);
   tp::AttentionShape base;
   base.batch = o.batch;
   TESSERA_RETURN_IF_ERROR(tp::parse_attention_mask(o.mask, base.mask));
   TESSERA_RETURN_IF_ERROR(tp::parse_attention_layout(layout, base.layout));
+  std::vector<int> seqlens_q, seqlens_k;
+  if (o.seqlens.empty() && !o.seqlens_k.empty())
+    return Status::invalid_argument("--seqlens-k gives the keys' lengths of a packed batch; give --seqlens (the queries') too");
+  if (!o.seqlens.empty()) {
+    if (o.batch_given || o.sq_given || o.sk_given)
+      return Status::invalid_argument("--seqlens gives the packed batch and its lengths; leave out --batch, --sq and --sk (--seqlens-k gives the "
+                                      "keys' lengths where they differ from the queries')");
+    TESSERA_RETURN_IF_ERROR(tp::parse_seqlens("--seqlens", o.seqlens, seqlens_q));
+    if (!o.seqlens_k.empty()) TESSERA_RETURN_IF_ERROR(tp::parse_seqlens("--seqlens-k", o.seqlens_k, seqlens_k));
+    if (Status const s = tp::set_seqlens(base, seqlens_q, seqlens_k); !s)
+      return Status::invalid_argument(s.detail() + (base.layout != tessera::attention::Layout::kBSHD ? " (--layout bshd)" : ""));
+  }
   struct Sizes {
     char const* option;
     std::string text;
@@ -770,6 +786,7 @@ Status attention_problems(ProfileOptions const& o, std::string const& layout, st
     if (a.heads_kv == 0) a.heads_kv = a.heads;
     if (a.seqlen_k == 0) a.seqlen_k = a.seqlen_q;
     if (a.head_dim_v == 0) a.head_dim_v = a.head_dim;
+    if (base.variable()) TESSERA_RETURN_IF_ERROR(tp::set_seqlens(a, seqlens_q, seqlens_k));  // (the lists set sq and sk)
     if (Status const s = tessera::attention::check(a.problem()); !s) return Status::invalid_argument(tp::attention_problem_text(a) + ": " + s.detail());
     out.push_back(a);
   }
@@ -799,9 +816,10 @@ int profile_attention(ProfileOptions const& o, std::string const& layout) {
     }
     if (kernels.empty()) {
       error(fmt::format("no configuration of this binary computes {} attention with head dims {} / {} and mask {} on compute capability "
-                        "{}.{}{} (the space's kernels are for compute capability 9.0 and head dims 64, 128, 256 and 192 / 128; the kernel "
-                        "takes any multiple of 8 up to 256: add a spec to tuning/attention_space.hpp for others; `tessera-profile list "
-                        "attention --dtype {} --all` shows the space; this binary holds space \"{}\"{})",
+                        "{}.{}{} (the space's kernels: the Hopper kernel's for compute capability 9.0 and the sm80 kernel's for 8.0 and "
+                        "later, at head dims 64, 128, 256 and 192 / 128; e4m3 on Hopper at 128, 256 and 192 / 128; the kernels take any "
+                        "multiple of 8 up to 256: add a spec to tuning/attention_space.hpp for others; `tessera-profile list attention "
+                        "--dtype {} --all` shows the space; this binary holds space \"{}\"{})",
                         types.name, a.head_dim, a.head_dim_v, tp::attention_mask_text(a.mask), cc / 10, cc % 10,
                         o.kernels.empty() ? "" : " matching --kernels " + o.kernels, types.name, tp::registry_attention_space(),
                         std::string(tp::registry_filter()).empty() ? "" : std::string(", filter ") + tp::registry_filter()));
@@ -843,7 +861,8 @@ int run_profile(ProfileOptions const& o, OperationOptions const& only, CLI::Opti
                        "--problems");
   else if (o.operation == "attention")
     e = foreign_option(joined(only.gemm, only.conv, only.gemm_conv), "profile attention",
-                       "attention takes --batch --heads --heads-kv --sq --sk --dim --dim-v --mask --layout --dtype, or --problems");
+                       "attention takes --batch --heads --heads-kv --sq --sk (or --seqlens [--seqlens-k]) --dim --dim-v --mask --layout --dtype, "
+                       "or --problems");
   else
     e = foreign_option(joined(only.conv, only.attention), "profile gemm", "a GEMM takes --m --n --k (or --problems), --batch, --dtype, --layout, --epilogue");
   if (!e.empty()) {
@@ -893,7 +912,7 @@ int main(int argc, char** argv) {
   CLI::App* list = app.add_subcommand("list", "the configurations this binary can run, with their resources (--all: the whole space; --invalid: why some were dropped); no GPU needed");
   list->add_option("operation", lo.operation, "gemm, conv or attention")->required()->check(kOperation);
   list->add_option("--arch", lo.arch, "only sm_<arch> configurations: 80 or 90")->check(CLI::IsMember({80, 90}));
-  list->add_option("--dtype", lo.dtype, "only these element types: " + tp::dtype_choices() + " (conv, attention: bf16, f16)")
+  list->add_option("--dtype", lo.dtype, "only these element types: " + tp::dtype_choices() + " (conv: bf16, f16; attention: bf16, f16, e4m3)")
       ->check(checked([](std::string const& t) { tp::ProblemTypes x; return tp::parse_dtype(t, x); }, "DTYPE"));
   CLI::Option* list_layout = list->add_option("--layout", lo.layout, "gemm: only this layout: tn, nt, nn, tt")
                                  ->check(checked([](std::string const& t) { tp::Layout x; return tp::parse_layout(t, x); }, "LAYOUT"));
@@ -941,7 +960,7 @@ int main(int argc, char** argv) {
   CLI::Option* batch_option = profile->add_option("--batch", po.batch, "gemm: batch count; attention: the batch entries (1 to 65535)")
                                   ->check(count("--batch", 1, 65535))
                                   ->capture_default_str();
-  profile->add_option("--dtype", po.dtype, "element types: " + tp::dtype_choices() + " (conv, attention: bf16, f16)")
+  profile->add_option("--dtype", po.dtype, "element types: " + tp::dtype_choices() + " (conv: bf16, f16; attention: bf16, f16, e4m3)")
       ->check(checked([](std::string const& t) { tp::ProblemTypes x; return tp::parse_dtype(t, x); }, "DTYPE"))
       ->capture_default_str();
   CLI::Option* layout_option =
@@ -967,6 +986,21 @@ int main(int argc, char** argv) {
         std::tuple{"--dim", &po.dim, "attention: the head dimension of Q and K, as --m (default 128)"},
         std::tuple{"--dim-v", &po.dim_v, "attention: the head dimension of V and O, as --m (default: --dim)"}})
     attention_only.push_back({profile->add_option(name, *field, help)->check(ints), name});
+  CLI::Option* sq_option = attention_only[2].first;
+  CLI::Option* sk_option = attention_only[3].first;
+  auto const lengths = [](char const* option) {
+    return checked([option](std::string const& t) { std::vector<int> v; return tp::parse_seqlens(option, t, v); }, "LENGTHS");
+  };
+  attention_only.push_back({profile->add_option("--seqlens", po.seqlens,
+                                                "attention: a packed batch of variable lengths (cu_seqlens), its sequences' lengths "
+                                                "(512,1024,0,1,3000; 0: empty), instead of --batch, --sq and --sk")
+                                ->check(lengths("--seqlens")),
+                            "--seqlens"});
+  attention_only.push_back({profile->add_option("--seqlens-k", po.seqlens_k,
+                                                "attention: the keys' lengths of the --seqlens batch where they differ from the queries' "
+                                                "(as many)")
+                                ->check(lengths("--seqlens-k")),
+                            "--seqlens-k"});
   attention_only.push_back({profile->add_option("--mask", po.mask, "attention: none, causal (bottom-right aligned), causal-tl (top-left) or window:L,R")
                                 ->check(checked([](std::string const& t) { tp::AttentionMaskSetting x; return tp::parse_attention_mask(t, x); }, "MASK"))
                                 ->capture_default_str(),
@@ -1007,6 +1041,9 @@ int main(int argc, char** argv) {
   emit->add_option("--namespace", emit_namespace, "the header's namespace")->capture_default_str();
 
   CLI11_PARSE(app, argc, argv);
+  po.batch_given = batch_option->count() > 0;
+  po.sq_given = sq_option->count() > 0;
+  po.sk_given = sk_option->count() > 0;
   if (list->parsed()) return run_list(lo, list_layout, list_dir);
   if (profile->parsed()) return run_profile(po, only, layout_option);
   return run_emit(emit_inputs, emit_output, emit_namespace);

@@ -433,7 +433,16 @@ Status parse_conv_problems(std::string_view text, std::vector<conv::Problem>& ou
 
 // ---- attention -------------------------------------------------------------------------------
 
-Status parse_attention_dtype(std::string_view text, ProblemTypes& out) { return parse_16bit_dtype(text, out, "attention"); }
+Status parse_attention_dtype(std::string_view text, ProblemTypes& out) {
+  ProblemTypes t;
+  Status const s = parse_dtype(text, t);
+  if (s && (t.a == gemm::Dtype::kBf16 || t.a == gemm::Dtype::kF16 || t.a == gemm::Dtype::kE4m3)) {
+    out = t;
+    return s;
+  }
+  return Status::invalid_argument((s ? "dtype '" + std::string(text) + "' has no attention kernels" : "unknown dtype '" + std::string(text) + "'") +
+                                  "; the attention dtypes are bf16, f16 (fp16, half) and e4m3 (fp8: Q, K and V in e4m3, O in bf16)");
+}
 
 namespace {
 constexpr char kMaskChoices[] =
@@ -485,43 +494,122 @@ Status parse_attention_layout(std::string_view t, attention::Layout& out) {
                                   "'; the layouts are bshd ([batch][seq][head][dim]) and bhsd ([batch][head][seq][dim])");
 }
 
-double AttentionShape::visible_pairs() const {
+namespace {
+// The pairs the mask keeps of a sequence of sq queries and sk keys (attention/masks.hpp's ranges).
+double mask_pairs(AttentionMaskSetting const& mask, int sq, int sk) {
   using tuning::AttentionMask;
-  if (mask.kind == AttentionMask::kNone) return double(seqlen_q) * seqlen_k;
-  // The mask's keys [lo, hi) of each query, as attention/masks.hpp defines them.
-  int const offset = mask.kind == AttentionMask::kCausalTopLeft ? 0 : seqlen_k - seqlen_q;
+  if (mask.kind == AttentionMask::kNone) return double(sq) * sk;
+  int const offset = mask.kind == AttentionMask::kCausalTopLeft ? 0 : sk - sq;
   int const left = mask.kind == AttentionMask::kWindow ? mask.left : -1, right = mask.kind == AttentionMask::kWindow ? mask.right : 0;
   double pairs = 0;
-  for (int q = 0; q < seqlen_q; ++q) {
+  for (int q = 0; q < sq; ++q) {
     std::int64_t const at = std::int64_t(q) + offset;
     std::int64_t const lo = left < 0 ? 0 : std::max<std::int64_t>(0, at - left);
-    std::int64_t const hi = right < 0 ? seqlen_k : std::min<std::int64_t>(seqlen_k, at + right + 1);
+    std::int64_t const hi = right < 0 ? sk : std::min<std::int64_t>(sk, at + right + 1);
     pairs += double(std::max<std::int64_t>(0, hi - lo));
   }
   return pairs;
 }
-
-double AttentionShape::flops() const {
+// FlashAttention's pairs: half of sq x sk for a causal mask on as many keys as queries.
+double counted_pairs(AttentionMaskSetting const& mask, int sq, int sk) {
   bool const causal = mask.kind == tuning::AttentionMask::kCausal || mask.kind == tuning::AttentionMask::kCausalTopLeft;
-  double const pairs = causal && seqlen_q == seqlen_k ? double(seqlen_q) * seqlen_k / 2 : visible_pairs();
-  return 2.0 * (head_dim + head_dim_v) * double(batch) * heads * pairs;
+  return causal && sq == sk ? double(sq) * sk / 2 : mask_pairs(mask, sq, sk);
+}
+std::int64_t sum(std::vector<int> const& v) {
+  std::int64_t s = 0;
+  for (int x : v) s += x;
+  return s;
+}
+}  // namespace
+
+std::int64_t AttentionShape::total_q() const { return variable() ? sum(seqlens_q) : std::int64_t(batch) * seqlen_q; }
+std::int64_t AttentionShape::total_k() const { return variable() ? sum(seqlens_k) : std::int64_t(batch) * seqlen_k; }
+
+attention::Problem AttentionShape::problem(int const* cu_seqlens_q, int const* cu_seqlens_k) const {
+  if (variable() && cu_seqlens_q != nullptr)
+    return attention::Problem::variable_lengths(batch, heads, heads_kv, cu_seqlens_q, cu_seqlens_k, seqlen_q, seqlen_k, total_q(), total_k(),
+                                                head_dim, head_dim_v);
+  return attention::Problem::dense(batch, heads, heads_kv, seqlen_q, seqlen_k, head_dim, layout, head_dim_v);
 }
 
-double AttentionShape::bytes(int element_bytes) const {
-  double const q = double(seqlen_q) * heads * head_dim, k = double(seqlen_k) * heads_kv * head_dim;
-  double const v = double(seqlen_k) * heads_kv * head_dim_v, o = double(seqlen_q) * heads * head_dim_v;
-  return double(batch) * ((q + k + v + o) * element_bytes + double(seqlen_q) * heads * 4);
+double AttentionShape::visible_pairs() const {
+  if (!variable()) return mask_pairs(mask, seqlen_q, seqlen_k);
+  double pairs = 0;
+  for (std::size_t b = 0; b < seqlens_q.size(); ++b) pairs += mask_pairs(mask, seqlens_q[b], seqlens_k[b]);
+  return pairs;
+}
+
+double AttentionShape::flops() const {
+  double pairs = 0;
+  if (!variable()) pairs = double(batch) * counted_pairs(mask, seqlen_q, seqlen_k);
+  for (std::size_t b = 0; b < seqlens_q.size(); ++b) pairs += counted_pairs(mask, seqlens_q[b], seqlens_k[b]);
+  return 2.0 * (head_dim + head_dim_v) * heads * pairs;
+}
+
+double AttentionShape::bytes(int element_bytes, int output_bytes) const {
+  if (output_bytes == 0) output_bytes = element_bytes;
+  double const q = double(total_q()) * heads * head_dim, k = double(total_k()) * heads_kv * head_dim;
+  double const v = double(total_k()) * heads_kv * head_dim_v, o = double(total_q()) * heads * head_dim_v;
+  return (q + k + v) * element_bytes + o * output_bytes + double(total_q()) * heads * 4;
+}
+
+Status parse_seqlens(std::string_view what, std::string_view text, std::vector<int>& out) {
+  std::vector<int> v;
+  auto const bad = [&](std::string const& why) {
+    return Status::invalid_argument(std::string(what) + " '" + std::string(text) + "': " + why +
+                                    "; give each sequence's length, comma-separated, 0 for an empty one (e.g. 512,1024,0,1,3000)");
+  };
+  for (std::size_t i = 0; i <= text.size();) {
+    std::size_t const comma = std::min(text.find(',', i), text.size());
+    std::string_view const item = text.substr(i, comma - i);
+    int x = 0;
+    if (!to_int(item, x) || x < 0) return bad("'" + std::string(item) + "' is not a whole number of at least 0");
+    v.push_back(x);
+    if (v.size() > 65535) return bad("over 65535 sequences");
+    i = comma + 1;
+  }
+  out = std::move(v);
+  return Status::success();
+}
+
+Status set_seqlens(AttentionShape& a, std::vector<int> q, std::vector<int> k) {
+  if (k.empty()) k = q;
+  auto const bad = [](std::string const& m) { return Status::invalid_argument("variable lengths: " + m); };
+  if (q.empty()) return bad("no sequence given; give each sequence's length (seqlens=512,1024,0,1,3000)");
+  if (k.size() != q.size())
+    return bad("the keys' lengths (" + std::to_string(k.size()) + ") are not one per sequence (" + std::to_string(q.size()) +
+               "); give as many as the queries' (or none: the keys' lengths are then the queries')");
+  if (sum(q) == 0) return bad("every sequence of queries is empty; give at least one length above 0");
+  if (sum(q) >= (std::int64_t(1) << 31) || sum(k) >= (std::int64_t(1) << 31))
+    return bad("the packed batch holds 2^31 tokens or more; profile fewer or shorter sequences");
+  if (a.layout != attention::Layout::kBSHD)
+    return bad("a packed batch's tokens are BSHD rows ([token][head][dim], attention::Problem::variable_lengths); drop the bhsd layout");
+  a.batch = int(q.size());
+  a.seqlen_q = *std::max_element(q.begin(), q.end());
+  a.seqlen_k = *std::max_element(k.begin(), k.end());
+  a.seqlens_q = std::move(q);
+  a.seqlens_k = std::move(k);
+  return Status::success();
 }
 
 namespace {
-constexpr char kAttentionKeys[] = "batch, heads, heads_kv, sq, sk, dim, dim_v, mask, layout";
+constexpr char kAttentionKeys[] = "batch, heads, heads_kv, sq, sk, dim, dim_v, mask, layout, seqlens, seqlens_k";
+
+std::string join(std::vector<int> const& v) {
+  std::string t;
+  for (int x : v) t += (t.empty() ? "" : ",") + std::to_string(x);
+  return t;
+}
 }  // namespace
 
 Status parse_attention_problem(std::string_view item, AttentionShape& out) {
   AttentionShape a;
   a.seqlen_q = a.seqlen_k = a.head_dim = a.head_dim_v = 0;
+  bool batch_given = false;
+  std::vector<int> seqlens_q, seqlens_k;
+  bool seqlens_k_given = false;
   auto const bad = [&](std::string const& why) { return Status::invalid_argument("attention '" + std::string(item) + "': " + why); };
-  // (tokens apart by blanks, not commas: window:L,R has one)
+  // (tokens apart by blanks, not commas: window:L,R and seqlens have them)
   Status const items = for_each_key_value(item, " \t", kAttentionKeys, [&](std::string const& key, std::string_view value) -> Status {
     struct {
       char const* name;
@@ -535,13 +623,27 @@ Status parse_attention_problem(std::string_view item, AttentionShape& out) {
           return Status::invalid_argument(key + "=" + std::string(value) + ": must be a whole number of at least 1");
         done = true;
       }
+    batch_given |= key == "batch";
     if (key == "mask") return parse_attention_mask(value, a.mask);
     if (key == "layout") return parse_attention_layout(value, a.layout);
+    if (key == "seqlens") return parse_seqlens("seqlens", value, seqlens_q);
+    if (key == "seqlens_k") {
+      seqlens_k_given = true;
+      return parse_seqlens("seqlens_k", value, seqlens_k);
+    }
     return done ? Status::success() : Status::invalid_argument("unknown key '" + key + "'; the keys are " + kAttentionKeys);
   });
   if (!items) return bad(items.detail());
+  if (seqlens_k_given && seqlens_q.empty()) return bad("seqlens_k gives the keys' lengths of a packed batch; give seqlens (the queries') too");
+  if (!seqlens_q.empty()) {
+    if (batch_given || a.seqlen_q != 0 || a.seqlen_k != 0)
+      return bad("seqlens gives the batch and its lengths (sq and sk are the longest); leave out batch, sq and sk");
+    if (a.head_dim == 0) return bad("dim is missing (e.g. heads=16 seqlens=512,1024,0,1,3000 dim=128)");
+    if (Status const s = set_seqlens(a, std::move(seqlens_q), std::move(seqlens_k)); !s) return bad(s.detail());
+  }
   for (auto const& [name, v] : {std::pair{"sq", a.seqlen_q}, std::pair{"sk", a.seqlen_k}, std::pair{"dim", a.head_dim}})
-    if (v == 0) return bad(std::string(name) + " is missing (sq, sk and dim have no default; e.g. batch=2 heads=16 heads_kv=4 sq=1024 sk=1024 dim=128 mask=causal)");
+    if (v == 0 && !a.variable())
+      return bad(std::string(name) + " is missing (sq, sk and dim have no default; e.g. batch=2 heads=16 heads_kv=4 sq=1024 sk=1024 dim=128 mask=causal)");
   if (a.head_dim_v == 0) a.head_dim_v = a.head_dim;
   if (Status const s = attention::check(a.problem()); !s) return bad(s.detail());
   out = a;
@@ -549,8 +651,11 @@ Status parse_attention_problem(std::string_view item, AttentionShape& out) {
 }
 
 std::string attention_problem_text(AttentionShape const& a) {
-  std::string t = "batch=" + std::to_string(a.batch) + " heads=" + std::to_string(a.heads) + " heads_kv=" + std::to_string(a.heads_kv) +
-                  " sq=" + std::to_string(a.seqlen_q) + " sk=" + std::to_string(a.seqlen_k) + " dim=" + std::to_string(a.head_dim);
+  std::string t = a.variable() ? "heads=" + std::to_string(a.heads) + " heads_kv=" + std::to_string(a.heads_kv) + " seqlens=" + join(a.seqlens_q)
+                               : "batch=" + std::to_string(a.batch) + " heads=" + std::to_string(a.heads) + " heads_kv=" + std::to_string(a.heads_kv) +
+                                     " sq=" + std::to_string(a.seqlen_q) + " sk=" + std::to_string(a.seqlen_k);
+  if (a.variable() && a.seqlens_k != a.seqlens_q) t += " seqlens_k=" + join(a.seqlens_k);
+  t += " dim=" + std::to_string(a.head_dim);
   if (a.head_dim_v != a.head_dim) t += " dim_v=" + std::to_string(a.head_dim_v);
   t += " mask=" + attention_mask_text(a.mask);
   if (a.layout != attention::Layout::kBSHD) t += std::string(" layout=") + attention_layout_name(a.layout);
@@ -560,7 +665,8 @@ std::string attention_problem_text(AttentionShape const& a) {
 Status parse_attention_problems(std::string_view text, std::vector<AttentionShape>& out) {
   return parse_problem_list(text, " \t\r", parse_attention_problem,
                             "--problems: no attention problem given (key=value items, problems separated by ';', or @file; e.g. "
-                            "'batch=2 heads=16 heads_kv=4 sq=1024 sk=1024 dim=128 mask=causal')",
+                            "'batch=2 heads=16 heads_kv=4 sq=1024 sk=1024 dim=128 mask=causal' or 'heads=16 seqlens=512,1024,0,1,3000 "
+                            "dim=128')",
                             out);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,7 +79,8 @@ Status parse_conv_problems(std::string_view text, std::vector<conv::Problem>& ou
 
 // ---- attention -------------------------------------------------------------------------------
 
-// The attention kernels' types: bf16 or f16 (with parse_dtype's aliases: fp16, half).
+// The attention kernels' types: bf16 or f16 (with parse_dtype's aliases: fp16, half), or e4m3 (fp8:
+// Q, K and V in e4m3 with per-tensor scales, O in bf16; the Hopper kernel's).
 Status parse_attention_dtype(std::string_view text, ProblemTypes& out);
 
 // A mask as the profiler runs it: "none", "causal" (bottom-right: query q sees keys up to
@@ -96,33 +98,56 @@ std::string attention_mask_text(AttentionMaskSetting const& m);  // as parse_att
 Status parse_attention_layout(std::string_view text, attention::Layout& out);
 char const* attention_layout_name(attention::Layout l);
 
+// The lengths of a packed batch's sequences: whole numbers from 0 (an empty sequence) up,
+// comma-separated ("512,1024,0,1,3000"); `what` names them in a message ("--seqlens").
+Status parse_seqlens(std::string_view what, std::string_view text, std::vector<int>& out);
+
 // One attention problem: its sizes, mask and layout (packed tensors).
 struct AttentionShape {
   int batch = 1, heads = 1, heads_kv = 1, seqlen_q = 1, seqlen_k = 1, head_dim = 128, head_dim_v = 128;
   AttentionMaskSetting mask{};
   attention::Layout layout = attention::Layout::kBSHD;
+  // Variable lengths (set_seqlens): each batch entry's queries and keys, packed into BSHD rows of
+  // all tokens (cu_seqlens); empty for fixed lengths. Then batch is their count and seqlen_q and
+  // seqlen_k are the longest.
+  std::vector<int> seqlens_q, seqlens_k;
   friend bool operator==(AttentionShape const&, AttentionShape const&) = default;
 
-  attention::Problem problem() const {
-    return attention::Problem::dense(batch, heads, heads_kv, seqlen_q, seqlen_k, head_dim, layout, head_dim_v);
-  }
-  // The (query, key) pairs of one head whose scores the mask keeps.
+  bool variable() const { return !seqlens_q.empty(); }
+  // The tokens of Q and of K and V: batch x seqlen, or the sum of the lengths.
+  std::int64_t total_q() const;
+  std::int64_t total_k() const;
+  // The problem (variable lengths: the device's cu_seqlens; without them the problem has fixed
+  // lengths of the longest sequences, as the checks that need no device see it).
+  attention::Problem problem(int const* cu_seqlens_q = nullptr, int const* cu_seqlens_k = nullptr) const;
+  // The (query, key) pairs whose scores the mask keeps, of one head of all batch entries (of
+  // one batch entry where the lengths are fixed).
   double visible_pairs() const;
-  // FlashAttention's count: 2 (head_dim + head_dim_v) per visible pair, batch x heads of them; a
-  // causal mask on seqlen_q = seqlen_k counts half of seqlen_q x seqlen_k (4 b h s^2 d / 2 where
-  // the head dims agree), as FlashAttention and bench_attention do.
+  // FlashAttention's count: 2 (head_dim + head_dim_v) per visible pair, heads of them (and batch
+  // entries where the lengths are fixed); a causal mask on a sequence of as many keys as queries
+  // counts half of its seqlen_q x seqlen_k (4 b h s^2 d / 2 where the head dims agree), as
+  // FlashAttention and bench_attention do.
   double flops() const;
-  // Q, K, V and O once, and the LSE.
-  double bytes(int element_bytes) const;
+  // Q, K and V once in `element_bytes`, O in `output_bytes` (0: element_bytes), and the LSE.
+  double bytes(int element_bytes, int output_bytes = 0) const;
 };
+
+// Makes `a` a packed batch of sequences of q[i] queries and k[i] keys (k empty: as q): batch,
+// seqlen_q and seqlen_k follow. Fails with the fix where the counts differ, every sequence of
+// queries is empty, the tokens reach 2^31, or the layout is not BSHD (the packed rows' layout).
+Status set_seqlens(AttentionShape& a, std::vector<int> q, std::vector<int> k);
 
 // One problem as key=value items separated by spaces: batch, heads, heads_kv, sq, sk, dim (no
 // default but batch = heads = heads_kv = 1), dim_v (default: dim), mask (as above, default none)
 // and layout (default bshd):
 //   batch=2 heads=16 heads_kv=4 sq=1024 sk=1024 dim=128 mask=causal
+// or, for a packed batch of variable lengths, seqlens (and seqlens_k where the keys' differ) in
+// place of batch, sq and sk:
+//   heads=16 heads_kv=4 seqlens=512,1024,0,1,3000 dim=128 mask=causal
 // The problem must pass attention::check.
 Status parse_attention_problem(std::string_view item, AttentionShape& out);
-// The problem as parse_attention_problem reads it back (dim_v and layout left out at their defaults).
+// The problem as parse_attention_problem reads it back (dim_v and layout left out at their defaults;
+// seqlens_k where it equals seqlens).
 std::string attention_problem_text(AttentionShape const& s);
 // Problems separated by ';' or line breaks, or "@file" (one or more a line; '#' starts a comment).
 Status parse_attention_problems(std::string_view text, std::vector<AttentionShape>& out);

@@ -43,7 +43,7 @@ double Result::gbps() const {
   if (time_us <= 0 || !parse_dtype(dtype, t).ok()) return 0.0;
   if (attention()) {
     AttentionShape a;
-    return parse_attention_problem(problem, a).ok() ? a.bytes(gemm::dtype_bytes(t.a)) / (time_us * 1e3) : 0.0;
+    return parse_attention_problem(problem, a).ok() ? a.bytes(gemm::dtype_bytes(t.a), gemm::dtype_bytes(t.d)) / (time_us * 1e3) : 0.0;
   }
   if (conv()) {
     conv::Problem p;

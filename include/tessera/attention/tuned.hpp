@@ -1,6 +1,7 @@
 // attention::Tuned: fused attention that picks its Config at run time from a table of profiled
 // winners, the header `tessera-profile emit` writes from `profile attention` results (a TunedTable
-// per element type, head dimensions and mask), as gemm::Tuned and conv::Tuned do for theirs.
+// per element type, head dimensions and mask, and one of the sm80 kernel's winners beside it where
+// sm80 Configs were profiled), as gemm::Tuned and conv::Tuned do for theirs.
 //
 //   #include "my_tuned_attention.hpp"   // written by tessera-profile emit: namespace my_tuned { ... bf16_hd128_causal ... }
 //   using Mask = attention::ScoreChain<attention::Causal<attention::BottomRight>>;
@@ -11,9 +12,14 @@
 // Each entry is a profiled problem's shape, its winning attention::ConfigSpec and the time it
 // took. A problem runs with the entry of the same shape if there is one, else the entry nearest to
 // it (squared distance over log2 of batch x heads, seqlen_q and seqlen_k) among those whose Config
-// can implement it. Every entry's Config is instantiated with the given chain: the table says
-// which tiles won on the profiled mask (its name and comment say which), the chain is the
-// application's, with any stages of its own.
+// can implement it. A shape says whether its lengths varied (cu_seqlens; seqlen_q and seqlen_k are
+// then the longest): a problem tries the entries of its own kind before the others, since a
+// packed batch of mixed lengths does less work than the fixed-length problem of its longest
+// sequences. Every entry's Config is instantiated with the given chain: the table says which tiles
+// won on the profiled mask (its name and comment say which), the chain is the application's, with
+// any stages of its own. The tables of fp8 winners (e4m3_...) take float8_e4m3_t Q, K and V with
+// their per-tensor scales and write O in bfloat16_t; those of sm80 winners (..._sm80) run on any GPU
+// from sm_80 (a build without sm_90a, where the Hopper entries of the other tables cannot run).
 // tessera-header: cuda-only
 #pragma once
 
@@ -37,6 +43,7 @@ namespace tessera::attention {
 // The shape of a profiled problem (its head dimensions are the spec's).
 struct TunedShape {
   int batch = 1, heads = 1, heads_kv = 1, seqlen_q = 0, seqlen_k = 0;
+  bool variable = false;  // variable lengths: seqlen_q and seqlen_k are the longest sequences'
 };
 
 struct TunedEntry {
@@ -52,7 +59,8 @@ struct TunedTable {
 };
 
 constexpr bool same_shape(TunedShape const& a, Problem const& p) {
-  return a.batch == p.batch && a.heads == p.heads && a.heads_kv == p.heads_kv && a.seqlen_q == p.seqlen_q && a.seqlen_k == p.seqlen_k;
+  return a.batch == p.batch && a.heads == p.heads && a.heads_kv == p.heads_kv && a.seqlen_q == p.seqlen_q && a.seqlen_k == p.seqlen_k &&
+         a.variable == p.variable();
 }
 
 // The squared distance between a problem and an entry's shape: over log2 of batch x heads (the
@@ -92,6 +100,7 @@ class Tuned {
 
  public:
   using Element = typename Cfg<0>::Element;
+  using Output = typename Cfg<0>::Output;  // Element, or bfloat16_t for fp8
   using Chain = Chain_;
   static constexpr int size = N;
 
@@ -101,17 +110,22 @@ class Tuned {
     Element const* q = nullptr;
     Element const* k = nullptr;
     Element const* v = nullptr;
-    Element* o = nullptr;
+    Output* o = nullptr;
     float* lse = nullptr;  // optional
     Chain chain{};
+    float scale_q = 1.0f, scale_k = 1.0f, scale_v = 1.0f;  // fp8's per-tensor scales; 1 otherwise
   };
 
-  // The entries in the order select() tries them for a problem: the same shape first, then by
-  // distance (tuned_distance), ties in table order. Needs no GPU.
+  // The entries in the order select() tries them for a problem: those of its kind (fixed or
+  // variable lengths) first; among them the same shape first, then by distance (tuned_distance);
+  // ties in table order. Needs no GPU.
   static std::array<int, N> order(Problem const& p) {
     std::array<int, N> o{};
     for (int i = 0; i < N; ++i) o[std::size_t(i)] = i;
-    auto const key = [&](int i) { return same_shape(Table.entries[i].shape, p) ? -1.0 : tuned_distance(p, Table.entries[i].shape); };
+    auto const key = [&](int i) {
+      TunedShape const& e = Table.entries[i].shape;
+      return std::pair{e.variable != p.variable(), same_shape(e, p) ? -1.0 : tuned_distance(p, e)};
+    };
     std::stable_sort(o.begin(), o.end(), [&](int a, int b) { return key(a) < key(b); });
     return o;
   }
@@ -139,7 +153,7 @@ class Tuned {
   // The arguments as entry I's Attention takes them.
   template <int I>
   static typename Attention<Cfg<I>>::Arguments entry_arguments(Arguments const& args) {
-    return {args.problem, args.q, args.k, args.v, args.o, args.lse, args.chain};
+    return {args.problem, args.q, args.k, args.v, args.o, args.lse, args.chain, args.scale_q, args.scale_k, args.scale_v};
   }
 
  private:

@@ -28,11 +28,11 @@
 namespace tessera::tuning {
 
 // An attention problem with its element type and mask as values (what attention::Attention<Cfg>::
-// Arguments says with types). Q, K, V and O lie as the problem's strides say; LSE (optional) as
-// attention/problem.hpp says.
+// Arguments says with types). Q, K, V and O lie as the problem's strides say (variable lengths: its
+// cu_seqlens, device memory); LSE (optional) as attention/problem.hpp says.
 struct AttentionProblem {
   attention::Problem problem{};
-  Dtype dtype = Dtype::kUnknown;  // of Q, K, V and O
+  Dtype dtype = Dtype::kUnknown;  // of Q, K and V; O's too, but bf16 where they are kE4m3
   AttentionMask mask = AttentionMask::kNone;
   int window_left = -1, window_right = -1;  // kWindow's bounds (SlidingWindow<BottomRight>; < 0: unbounded)
   void const* q = nullptr;
@@ -40,6 +40,7 @@ struct AttentionProblem {
   void const* v = nullptr;
   void* o = nullptr;
   float* lse = nullptr;
+  float scale_q = 1.0f, scale_k = 1.0f, scale_v = 1.0f;  // kE4m3's per-tensor scales (1 for 16-bit tensors)
 };
 
 // The score chain of a profiler kernel's mask, and its value for a problem (a window's bounds).

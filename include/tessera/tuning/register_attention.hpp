@@ -1,6 +1,7 @@
 // tuning::register_attention<spec>(registry): instantiates the profiler kernel `spec`
-// (attention::Attention<attention::ConfigOf<spec.config, MaskChain<spec.mask>>>) and adds its
-// type-erased entry to the registry. The profiler's generated translation units each do this for
+// (attention::Attention<attention::ConfigOf<spec.config, MaskChain<spec.mask>>>: the Hopper or the
+// sm80 kernel, fp8 with the problem's per-tensor scales) and adds its type-erased entry to the
+// registry. The profiler's generated translation units each do this for
 // one kernel of the space (tools/profiler/attention_kernel.cu.in), as register_conv does for the
 // convolutions'.
 // tessera-header: cuda-only
@@ -27,11 +28,13 @@ struct AttentionOps {
   using Cfg = attention::ConfigOf<S.config, Chain>;
   using Op = attention::Attention<Cfg>;
   using E = typename Cfg::Element;
+  using O = typename Cfg::Output;  // (bfloat16_t for fp8)
 
   static typename Op::Arguments arguments(AttentionProblem const& p) {
     typename Op::Arguments a{p.problem, static_cast<E const*>(p.q), static_cast<E const*>(p.k), static_cast<E const*>(p.v),
-                             static_cast<E*>(p.o), p.lse};
+                             static_cast<O*>(p.o), p.lse};
     a.chain = mask_chain<S.mask>(p);
+    a.scale_q = p.scale_q, a.scale_k = p.scale_k, a.scale_v = p.scale_v;
     return a;
   }
 
@@ -53,7 +56,9 @@ struct AttentionOps {
     return Op{}.run(arguments(p), nullptr, stream);
   }
   static Status attributes(cudaFuncAttributes& out) {
-    cudaError_t const e = cudaFuncGetAttributes(&out, attention::sm90::attention_kernel<Cfg>);
+    cudaError_t e = cudaSuccess;
+    if constexpr (Cfg::sm80) e = cudaFuncGetAttributes(&out, attention::sm80::attention_kernel<Cfg>);
+    else e = cudaFuncGetAttributes(&out, attention::sm90::attention_kernel<Cfg>);
     if (e == cudaSuccess) return Status::success();
     cudaGetLastError();  // clear the error the query left
     return Status::not_supported(std::string("no code of the kernel for this device: ") + cudaGetErrorString(e));

@@ -169,13 +169,18 @@ constexpr AttentionCandidateList<kAttentionSpaceCapacity> attention_space(Attent
 
 // "sm90_bf16_hd128_128x128_2wg_s2" (head dims 192 / 128: "hd192x128"; turns: "2wg_turns"; fp8:
 // "sm90_e4m3_hd128_..."); the sm80 kernel's warps: "sm80_bf16_hd128_64x64_4w_s2".
+// (Built by appending: GCC 12 at -O3 reports -Wrestrict, falsely, in "literal" + std::string&&.)
 inline std::string name(attention::ConfigSpec const& s) {
+  std::string n = "sm";
+  auto const add = [&n](auto... parts) { ((n += parts), ...); };
   auto const i = [](int v) { return std::to_string(v); };
-  std::string n = "sm" + i(s.arch_cc) + "_" + gemm::dtype_name(s.element) + "_hd" + i(s.head_dim);
-  if (s.head_dim_v != s.head_dim) n += "x" + i(s.head_dim_v);
-  n += "_" + i(s.bq) + "x" + i(s.bkv) + "_";
-  n += s.arch_cc == 80 ? i(s.warps) + "w" : i(s.consumers) + "wg" + (s.turns ? "_turns" : "");
-  return n + "_s" + i(s.stages);
+  add(i(s.arch_cc), "_", gemm::dtype_name(s.element), "_hd", i(s.head_dim));
+  if (s.head_dim_v != s.head_dim) add("x", i(s.head_dim_v));
+  add("_", i(s.bq), "x", i(s.bkv), "_");
+  if (s.arch_cc == 80) add(i(s.warps), "w");
+  else add(i(s.consumers), "wg", s.turns ? "_turns" : "");
+  add("_s", i(s.stages));
+  return n;
 }
 // A profiler kernel's: the Config's name and its mask, "sm90_bf16_hd128_128x128_2wg_s2_causal".
 inline std::string name(AttentionSpec const& s) { return name(s.config) + "_" + attention_mask_name(s.mask); }

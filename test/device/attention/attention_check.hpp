@@ -14,7 +14,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "../support/device_check.hpp"
@@ -109,6 +111,37 @@ void run_varlen(int heads, int heads_kv, std::vector<int> const& lq, std::vector
                                            *std::max_element(lk.begin(), lk.end()), cu_q.back(), cu_k.back(), Cfg::D, Cfg::Dv);
   run_attention<Cfg>(p, dev, host, cu_q, cu_k);
 }
+
+// A kernel's refusals: run(args) on a problem the kernel must refuse, over a buffer that a launch
+// would write, returns the message; nothing_written() says the buffer is as it was. The checks
+// every kernel shares are common(); a kernel's own follow them.
+//
+//   test::Refusals<Cfg> r;
+//   r.common();
+//   CHECK_THAT(r.message(problem), Catch::Contains("..."));
+//   r.nothing_written();
+template <class Cfg>
+struct Refusals {
+  using E = typename Cfg::Element;
+  DeviceBuffer<E> buf{std::size_t(1) << 20};
+  std::vector<E> const before = buf.to_host();
+
+  std::string message(attention::Problem const& p, E* o = nullptr) {
+    typename attention::Attention<Cfg>::Arguments args{p, buf.get(), buf.get(), buf.get(), o != nullptr ? o : buf.get()};
+    return attention::Attention<Cfg>{}.run(args).message();
+  }
+  // Head dims unlike the Config's, heads not a multiple of heads_kv, an O not 16-byte aligned.
+  void common() {
+    int const other = Cfg::D == 64 ? 128 : 64;
+    CHECK_THAT(message(dense(1, 2, 2, 64, 64, other)), Catch::Contains("are not the Config's HeadDim<" + std::to_string(Cfg::D)));
+    CHECK_THAT(message(dense(1, 6, 4, 64, 64, Cfg::D)), Catch::Contains("heads = 6 is not a multiple of heads_kv = 4"));
+    CHECK_THAT(message(dense(1, 2, 2, 64, 64, Cfg::D), buf.get() + 1), Catch::Contains("16-byte aligned"));
+  }
+  void nothing_written() {
+    TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
+    CHECK(std::memcmp(buf.to_host().data(), before.data(), before.size() * sizeof(E)) == 0);
+  }
+};
 
 // A stage of the test's own: documents of 100 tokens that see only themselves.
 struct SameDocument {

@@ -249,8 +249,8 @@ void BM_peer(benchmark::State& state) {
 template <class E, int D, int BKV, class Chain>
 using Ours = tessera::attention::Config<arch::Sm90, E, tessera::attention::HeadDim<D>, tessera::attention::BlockTile<D == 64 ? 192 : 128, BKV>,
                                         tessera::attention::Consumers<D == 64 ? 3 : 2>, tessera::attention::Stages<2>, Chain>;
-// Causal at head dim 64 below 2k keys: two consumers (128 x 128); three from 2k (H100, causal
-// 8k: 449 against 377 TFLOP/s, 16k: 451 against 348; 1k: 244 against 275).
+// Head dim 64 on two consumers (128 x 128): without a mask below 2k keys (H100, 512: 362 against
+// 341 TFLOP/s on three), causal below 8k (4k: 410 against 373; 8k: 439 against 465).
 template <class E, class Chain>
 using Ours64 = tessera::attention::Config<arch::Sm90, E, tessera::attention::HeadDim<64>, tessera::attention::BlockTile<128, 128>,
                                           tessera::attention::Consumers<2>, tessera::attention::Stages<2>, Chain>;
@@ -333,13 +333,16 @@ void BM_tessera_stage(benchmark::State& state) {
     TESSERA_BENCH_CUDA(cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
     return d;
   }();
+  // On 128 x 128 (H100, 4k and 16k: the window 10 % faster than on 128 x 176; ALiBi 584 / 608
+  // TFLOP/s against 568 / 566, Softcap 494 / 504 against 474 / 488: stages that change scores run
+  // from tile to tile without a pause there, not on 128 x 176).
   switch (state.range(1)) {
-    case 0: {  // 128 x 128, as plain rows of the window's length (1k) run: 10 % faster than 128 x 176 here
+    case 0: {
       Window const w{{1024, 0}};
       return run_ours<Ours<bfloat16_t, 128, 128, Window>>(state, p, w, computed_flops<Ours<bfloat16_t, 128, 128, Window>>(p, w));
     }
-    case 1: return run_ours<Ours<bfloat16_t, 128, 176, Capped>>(state, p, Capped{{30.0f}});
-    default: return run_ours<Ours<bfloat16_t, 128, 176, Linear>>(state, p, Linear{{slopes}});
+    case 1: return run_ours<Ours<bfloat16_t, 128, 128, Capped>>(state, p, Capped{{30.0f}});
+    default: return run_ours<Ours<bfloat16_t, 128, 128, Linear>>(state, p, Linear{{slopes}});
   }
 }
 // {hd, seqlen, causal}: our kernel in fp8 e4m3 (O in bf16, unit scales), the attn_bf16 grid's
@@ -399,13 +402,14 @@ void BM_tessera(benchmark::State& state) {
   Problem p = Make(state);
   using Causal = tessera::attention::ScoreChain<tessera::attention::Causal<tessera::attention::TopLeft>>;
   using None = tessera::attention::NoMask;
-  // 128 x 176 at head dim 128 from 4k; below, 128 x 128, whose O leaves through shared memory
-  // and TMA (its Q stage fits twice): 577 against 521 TFLOP/s at 1k (H100).
-  bool const wide = p.sk >= 4096;
+  // Head dim 128: 128 x 128, whose O leaves through shared memory and TMA (its Q stage fits
+  // twice); 128 x 176 without a mask from 8k keys (H100, across tiles: 4k 670 against 654 TFLOP/s,
+  // 16k 677 against 697; causal 8k 627 against 613, 16k 658 against 663).
+  bool const wide = p.sk >= 8192 && !p.causal;
   auto const pick = [&]<class E>(E) {
     if (p.d == 64) {
-      if (!p.causal) return run_ours<Ours<E, 64, 128, None>>(state, p);
-      return p.sk >= 2048 ? run_ours<Ours<E, 64, 128, Causal>>(state, p) : run_ours<Ours64<E, Causal>>(state, p);
+      if (!p.causal) return p.sk >= 2048 ? run_ours<Ours<E, 64, 128, None>>(state, p) : run_ours<Ours64<E, None>>(state, p);
+      return p.sk >= 8192 ? run_ours<Ours<E, 64, 128, Causal>>(state, p) : run_ours<Ours64<E, Causal>>(state, p);
     }
     if (p.d == 256) {  // non-causal from 1k keys 128 x 80 (H100: 4k 709 against 674 TFLOP/s, 16k 697 against 648); else 128 x 64
       if (p.sk >= 1024 && !p.causal) return run_ours<Ours<E, 256, 80, None>>(state, p);
@@ -413,10 +417,10 @@ void BM_tessera(benchmark::State& state) {
     }
     if (p.d == 192) return p.causal ? run_ours<OursMla<E, Causal>>(state, p) : run_ours<OursMla<E, None>>(state, p);
     if (p.d == 96) {  // 128 x 176 non-causal from 4k, else 128 x 128 (H100, causal 16k: 532 against 463 TFLOP/s)
-      if (wide && !p.causal) return run_ours<Ours<E, 96, 176, None>>(state, p);
+      if (p.sk >= 4096 && !p.causal) return run_ours<Ours<E, 96, 176, None>>(state, p);
       return p.causal ? run_ours<Ours<E, 96, 128, Causal>>(state, p) : run_ours<Ours<E, 96, 128, None>>(state, p);
     }
-    if (wide) return p.causal ? run_ours<Ours<E, 128, 176, Causal>>(state, p) : run_ours<Ours<E, 128, 176, None>>(state, p);
+    if (wide) return run_ours<Ours<E, 128, 176, None>>(state, p);
     return p.causal ? run_ours<Ours<E, 128, 128, Causal>>(state, p) : run_ours<Ours<E, 128, 128, None>>(state, p);
   };
   if (p.dtype == Dtype::kBf16) pick(bfloat16_t{});

@@ -151,6 +151,11 @@ TEST_CASE("attention sm90: Config corners, strides and scales", "[gpu][attention
       dense(1, 3, 1, 257, 300, 128));
   run_attention<Config<arch::Sm90, bfloat16_t, HeadDim<128>, BlockTile<128, 176>, Consumers<2, true>, Stages<2>, Causal>>(
       dense(1, 2, 2, 500, 500, 128));
+  // Two consumers that pause between tiles (a stage that changes scores on 176 keys), several
+  // tiles a block.
+  using Cap = ScoreChain<Softcap>;
+  static_assert(!Cfg90<128, 128, 176, Cap>::across_tiles);
+  run_attention<Cfg90<128, 128, 176, Cap>>(dense(2, 40, 8, 300, 420, 128), Cap{{5.0f}}, Cap{{5.0f}});
   // O in BHSD while Q, K and V are BSHD (the O map and the threads' stores take O's strides), and
   // a softmax scale of one's own.
   Problem p = dense(2, 4, 2, 300, 260, 128);

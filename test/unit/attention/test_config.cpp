@@ -1,17 +1,19 @@
 // attention::Config's derived choices for the Hopper kernel, pinned: the padded head dimensions,
-// the register split, the Q stages (two where they fit beside the rings) and whether O leaves
-// through the Q stage and TMA (the measured picks of docs/attention.md rely on them).
+// the register split, the Q stages (two where they fit beside the rings), whether O leaves
+// through the Q stage and TMA, and whether the consumers go from tile to tile without a pause
+// (the measured picks of docs/attention.md rely on them).
 #include <catch2/catch.hpp>
 
 #include "tessera/attention/config.hpp"
 #include "tessera/attention/config_check.hpp"
+#include "tessera/attention/masks.hpp"
 
 using namespace tessera;
 using namespace tessera::attention;
 
 namespace {
-template <class E, int D, int Dv, int BQ, int BKV, int C, int S = 2>
-using Cfg = Config<arch::Sm90, E, HeadDim<D, Dv>, BlockTile<BQ, BKV>, Consumers<C>, Stages<S>>;
+template <class E, int D, int Dv, int BQ, int BKV, int C, int S = 2, class Chain = NoMask>
+using Cfg = Config<arch::Sm90, E, HeadDim<D, Dv>, BlockTile<BQ, BKV>, Consumers<C>, Stages<S>, Chain>;
 }  // namespace
 
 TEST_CASE("attention Config: padded head dims, registers, Q stages and O's path", "[attention]") {
@@ -55,4 +57,20 @@ TEST_CASE("attention Config: padded head dims, registers, Q stages and O's path"
   STATIC_REQUIRE(Wide::producer_registers * 128 + Wide::consumer_registers * 256 <= 65536);
   STATIC_REQUIRE(Three::producer_registers * 128 + Three::consumer_registers * 384 <= 65536);
   STATIC_REQUIRE(Fp8::producer_registers * 128 + Fp8::consumer_registers * 256 <= 65536);
+}
+
+TEST_CASE("attention Config: tiles back to back (across_tiles) where they measured faster", "[attention]") {
+  using Causal = ScoreChain<attention::Causal<TopLeft>>;
+  using Capped = ScoreChain<Softcap>;
+  // Two consumers, with one Q stage or two, fp8 included, and stages that change scores on 128 keys.
+  STATIC_REQUIRE(Cfg<bfloat16_t, 128, 128, 128, 128, 2>::across_tiles);
+  STATIC_REQUIRE(Cfg<bfloat16_t, 128, 128, 128, 176, 2>::across_tiles);
+  STATIC_REQUIRE(Cfg<bfloat16_t, 256, 256, 128, 64, 2>::across_tiles);
+  STATIC_REQUIRE(Cfg<float8_e4m3_t, 128, 128, 128, 128, 2>::across_tiles);
+  STATIC_REQUIRE(Cfg<bfloat16_t, 128, 128, 128, 128, 2, 2, Capped>::across_tiles);
+  // Not: a stage that changes scores on wider blocks (it spilled), three consumers without a
+  // chain that limits the keys; three with one (causal) do.
+  STATIC_REQUIRE(!Cfg<bfloat16_t, 128, 128, 128, 176, 2, 2, Capped>::across_tiles);
+  STATIC_REQUIRE(!Cfg<bfloat16_t, 64, 64, 192, 128, 3>::across_tiles);
+  STATIC_REQUIRE(Cfg<bfloat16_t, 64, 64, 192, 128, 3, 2, Causal>::across_tiles);
 }

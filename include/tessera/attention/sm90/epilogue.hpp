@@ -30,24 +30,35 @@ struct Epilogue {
   using Softmax = typename Main::Softmax;
   static constexpr int Dv = Cfg::Dv;
 
-  // O / l and the LSE of the consumer's rows of tile t (its Q in stage qs), an empty tile (no key
-  // to see: o and sm untouched) O = 0 and LSE = -inf. O: staged (Config::staged_o, a tile that
-  // had keys, and store.staged(row0): its rows may take the TMA box) through Q's stage and
-  // store.tma, else store(q, col, pair) a pair at a time for the rows below q_len; then Q's
-  // stage is released.
-  // (v_scale: fp8 V's scale, 1 otherwise.)
+  using RowScale = typename Softmax::RowArray;
+
+  // The LSE of the consumer's rows of tile t to memory (store.lse); returns the factor of each
+  // of the thread's rows of O: 1 / l (times fp8 V's scale v_scale; 0 for a row that saw no key).
+  // It needs no O: the kernel may store it before the tile's last P V is done.
   template <class Store>
-  TESSERA_DEVICE static void write(S& s, int qs, OAcc& o, Softmax const& sm, bool empty, TileInfo const& t, int c, int thread,
-                                    Store&& store, float v_scale = 1.0f) {
+  TESSERA_DEVICE static RowScale lse(Softmax const& sm, TileInfo const& t, int c, int thread, Store&& store, float v_scale = 1.0f) {
     auto const fin = sm.finish();
+    store_lse(fin.lse, t, c, thread, store);
+    RowScale k;
+    TESSERA_UNROLL
+    for (int i = 0; i < SAcc::rows_per_thread; ++i) k[i] = fin.inverse[i] * v_scale;
+    return k;
+  }
+
+  // O times k (lse()'s) of the consumer's rows of tile t (its Q in stage qs). Staged
+  // (Config::staged_o, and store.staged(row0): its rows may take the TMA box) through Q's stage
+  // and store.tma, else store(q, col, pair) a pair at a time for the rows below q_len; then Q's
+  // stage is released.
+  template <class Store>
+  TESSERA_DEVICE static void write(S& s, int qs, OAcc const& o, RowScale const& k, TileInfo const& t, int c, int thread, Store&& store) {
     using Out = typename Cfg::Output;
-    auto const pair = [&](int v) {  // (an empty tile's o holds the last tile's values: zeros written)
-      int const i = OAcc::local_row_of(v);
-      return empty ? 0u : epilogue::convert_output_packed<Out>(o.regs[0][v] * (fin.inverse[i] * v_scale), o.regs[0][v + 1] * (fin.inverse[i] * v_scale));
+    auto const pair = [&](int v) {
+      float const scale = k[OAcc::local_row_of(v)];
+      return epilogue::convert_output_packed<Out>(o.regs[0][v] * scale, o.regs[0][v + 1] * scale);
     };
     int const row0 = 64 * c;
     if constexpr (Cfg::staged_o) {
-      if (!empty && store.staged(row0)) {
+      if (store.staged(row0)) {
         // The accumulator's 16 x 16 blocks as stmatrix x4 (pairs 4 jp .. 4 jp + 3: rows g and g + 8 of
         // columns 16 jp and 16 jp + 8), into Q's 64-column blocks (the same 128-byte swizzle).
         int const lane = thread % 32, warp = thread / 32, m = lane / 8;
@@ -67,31 +78,43 @@ struct Epilogue {
           arch::sm90::tma_store_wait_read<0>();
           arch::mbarrier_arrive(arch::smem_address(&s.q_empty[qs]));
         }
-        store_lse(fin, t, c, thread, store);
         return;
       }
     }
     TESSERA_UNROLL
-    for (int v = 0; v < OAcc::values; v += 2) {
-      int const q = t.q0 + row0 + OAcc::row(thread, v), col = OAcc::col(thread, v);
-      if (q < t.q_len && (Cfg::Dvp == Dv || col < Dv)) store(q, col, pair(v));
-    }
+    for (int v = 0; v < OAcc::values; v += 2) store_pair(t, c, thread, store, v, pair(v));
     if constexpr (Cfg::staged_o)
-      if (!empty && thread == 0) arch::mbarrier_arrive(arch::smem_address(&s.q_empty[qs]));
-    store_lse(fin, t, c, thread, store);
+      if (thread == 0) arch::mbarrier_arrive(arch::smem_address(&s.q_empty[qs]));
+  }
+
+  // A tile without a key to see: O = 0 and LSE = -inf (its Q was never loaded). (A loop, not
+  // unrolled: it may run between tiles, next to the previous tile's O.)
+  template <class Store>
+  TESSERA_DEVICE static void write_empty(TileInfo const& t, int c, int thread, Store&& store) {
+    TESSERA_UNROLL_N(1)
+    for (int v = 0; v < OAcc::values; v += 2) store_pair(t, c, thread, store, v, 0u);
+    TESSERA_UNROLL_N(1)
+    for (int i = 0; i < SAcc::rows_per_thread; ++i) store_lse_row(t, c, thread, store, i, -__builtin_inff());
   }
 
  private:
-  template <class Fin, class Store>
-  TESSERA_DEVICE static void store_lse(Fin const& fin, TileInfo const& t, int c, int thread, Store&& store) {
-    if (thread % 4 != 0) return;
+  template <class Lse, class Store>
+  TESSERA_DEVICE static void store_lse(Lse const& lse, TileInfo const& t, int c, int thread, Store&& store) {
     TESSERA_UNROLL
-    for (int i = 0; i < SAcc::rows_per_thread; ++i) {
-      int const q = t.q0 + 64 * c + SAcc::local_row(thread, i);
-      if (q < t.q_len) store.lse(q, fin.lse[i]);
-    }
+    for (int i = 0; i < SAcc::rows_per_thread; ++i) store_lse_row(t, c, thread, store, i, lse[i]);
   }
-
+  // Values v and v + 1 of the accumulator's (a pair of O) if below q_len and Dv.
+  template <class Store>
+  TESSERA_DEVICE static void store_pair(TileInfo const& t, int c, int thread, Store&& store, int v, std::uint32_t pair) {
+    int const q = t.q0 + 64 * c + OAcc::row(thread, v), col = OAcc::col(thread, v);
+    if (q < t.q_len && (Cfg::Dvp == Dv || col < Dv)) store(q, col, pair);
+  }
+  // Row i's LSE (of the rows of the accumulator's thread), by a thread of each quad.
+  template <class Store>
+  TESSERA_DEVICE static void store_lse_row(TileInfo const& t, int c, int thread, Store&& store, int i, float lse) {
+    int const q = t.q0 + 64 * c + SAcc::local_row(thread, i);
+    if (thread % 4 == 0 && q < t.q_len) store.lse(q, lse);
+  }
 };
 
 }  // namespace tessera::attention::sm90

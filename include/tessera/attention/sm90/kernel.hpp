@@ -138,45 +138,86 @@ struct Kernel {
     }
   }
 
+  // A consumer walks its tiles' blocks as one sequence: first() on its first block, next() on
+  // each later one of a tile (issued with the previous block's P V), last() for the final P V.
+  // Between tiles, where Config::across_tiles, cross() issues the tile's last P V with the next
+  // tile's first S and writes the tile's O under that S (its LSE before); elsewhere a tile ends
+  // with last() and its epilogue, and the next starts with first().
   TESSERA_DEVICE static void consume(Params<Cfg> const& p, S& s, int c, int thread) {
-    constexpr float log2e = kLog2e;
-    float const scale_log2 = Main::natural ? log2e : p.scale * log2e;
-    int pos = 0, iq = 0;
-    typename Main::Turn turn{pipeline::Turns(s.turns), c};
+    float const scale_log2 = Main::natural ? kLog2e : p.scale * kLog2e;
+    auto const fresh = [&] { return typename Main::Softmax(scale_log2, Cfg::fp8 ? 8.0f : 0.0f); };
+    Main m{s, p.chain, p.scale, c, thread, {pipeline::Turns(s.turns), c}};
+    // The next tile with keys, its Q landed (tiles without: O = 0 and LSE = -inf as they pass).
+    int iq = 0, j = 0;
     TileOrder const order = p.order();
     TileOrder::Cursor at;
-    for (int j = 0; order.next(blockIdx.x, gridDim.x, j, at); ++j) {
-      TileInfo const t = tile(p, at.tile);
-      BlockRange const r = range(p, t);
-      typename Main::OAcc o;
-      typename Main::Softmax sm(scale_log2, Cfg::fp8 ? 8.0f : 0.0f);
-      int qs = 0;  // the tile's Q stage
-      if (r.size() > 0) {
-        qs = iq % S::QStages;
-        arch::mbarrier_wait(arch::smem_address(&s.q_full[qs]), std::uint32_t((iq++ / S::QStages) & 1));
-        Main::run(s, p.chain, p.scale, t, r, qs, pos, c, thread, o, sm, turn);
+    auto const next_tile = [&](typename Main::Tile& a) {
+      while (order.next(blockIdx.x, gridDim.x, j++, at)) {
+        TileInfo const t = tile(p, at.tile);
+        BlockRange const r = range(p, t);
+        if (r.size() == 0) {
+          Epilogue<Cfg>::write_empty(t, c, thread, Store{p, t});
+          continue;
+        }
+        a = Main::tile(t, r, iq++, c);
+        return true;
       }
-      struct Store {
-        Params<Cfg> const& p;
-        TileInfo const& t;
-        TESSERA_DEVICE void operator()(int q, int col, std::uint32_t pair) const {
-          *reinterpret_cast<std::uint32_t*>(p.o + p.o_strides.offset(t.mb, t.q_start + q, t.h) + col) = pair;
-        }
-        // Whether a TMA box of the 64 rows from row0 holds only this tile's rows (variable
-        // lengths: the next sequence's follow; fixed: the map's extent clips).
-        TESSERA_DEVICE bool staged(int row0) const { return p.cu_q == nullptr || t.q0 + row0 + 64 <= t.q_len; }
-        TESSERA_DEVICE void tma(int j, int row0, std::uint32_t smem) const {
-          arch::sm90::tma_store_4d(&p.load.o, 64 * j, t.q_start + t.q0 + row0, t.h, t.mb, smem);
-        }
-        TESSERA_DEVICE void lse(int q, float value) const {  // Problem::lse_offset
-          if (p.lse == nullptr) return;
-          if (p.cu_q != nullptr) p.lse[t.h * p.total_q + t.q_start + q] = value;
-          else p.lse[(std::int64_t(t.b) * p.heads + t.h) * t.q_len + q] = value;
-        }
-      };
-      Epilogue<Cfg>::write(s, qs, o, sm, r.size() == 0, t, c, thread, Store{p, t}, p.v_scale);
+      return false;
+    };
+    auto const lse = [&](typename Main::Tile const& a, typename Main::Softmax const& sm) {
+      return Epilogue<Cfg>::lse(sm, a.t, c, thread, Store{p, a.t}, p.v_scale);
+    };
+    auto const write = [&](typename Main::Tile const& a, auto const& k) { Epilogue<Cfg>::write(s, a.qs, m.o, k, a.t, c, thread, Store{p, a.t}); };
+    typename Main::Tile a;
+    if (!next_tile(a)) return;
+    auto sm = fresh();
+    int pos = 0, n = a.r.first;
+    m.first(a, n, pos, sm);
+    for (;;) {
+      if (n + 1 < a.r.last) {
+        auto const factor = m.next(a, n + 1, ++pos, n > a.r.first, sm);
+        tile::transform_rows(m.o, [&](float x, int i) { return x * factor[i]; });
+        ++n;
+        continue;
+      }
+      if constexpr (Cfg::across_tiles) {  // a's last P V with the next tile's first S, a's O under that S
+        typename Main::Tile b;
+        if (!next_tile(b)) break;
+        auto const k = lse(a, sm);
+        sm = fresh();
+        m.cross(b, b.r.first, ++pos, n > a.r.first, sm, [&] { write(a, k); });
+        a = b, n = b.r.first;
+      } else {
+        m.last(pos++, n > a.r.first);
+        write(a, lse(a, sm));
+        if (!next_tile(a)) return;
+        sm = fresh();
+        m.first(a, n = a.r.first, pos, sm);
+      }
     }
+    m.last(pos, n > a.r.first);
+    write(a, lse(a, sm));
   }
+
+  // O and the LSE of a tile to memory (attention/sm90/epilogue.hpp's Store).
+  struct Store {
+    Params<Cfg> const& p;
+    TileInfo const& t;
+    TESSERA_DEVICE void operator()(int q, int col, std::uint32_t pair) const {
+      *reinterpret_cast<std::uint32_t*>(p.o + p.o_strides.offset(t.mb, t.q_start + q, t.h) + col) = pair;
+    }
+    // Whether a TMA box of the 64 rows from row0 holds only this tile's rows (variable
+    // lengths: the next sequence's follow; fixed: the map's extent clips).
+    TESSERA_DEVICE bool staged(int row0) const { return p.cu_q == nullptr || t.q0 + row0 + 64 <= t.q_len; }
+    TESSERA_DEVICE void tma(int j, int row0, std::uint32_t smem) const {
+      arch::sm90::tma_store_4d(&p.load.o, 64 * j, t.q_start + t.q0 + row0, t.h, t.mb, smem);
+    }
+    TESSERA_DEVICE void lse(int q, float value) const {  // Problem::lse_offset
+      if (p.lse == nullptr) return;
+      if (p.cu_q != nullptr) p.lse[t.h * p.total_q + t.q_start + q] = value;
+      else p.lse[(std::int64_t(t.b) * p.heads + t.h) * t.q_len + q] = value;
+    }
+  };
 };
 
 // The kernel's body needs sm_90a (wgmma, setmaxnreg); built for another target it is a marker

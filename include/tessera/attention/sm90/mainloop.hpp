@@ -1,13 +1,16 @@
-// One consumer warpgroup's work on a tile of queries in the Hopper attention kernel: for each
-// visited block of keys, S = Q K^T (wgmma SS over the head dimension), the score chain where the
-// block needs it (attention/block_range.hpp), the online softmax (attention/softmax.hpp), O
-// rescaled, P to registers and O += P V (wgmma RS). Then the epilogue: O / l to the output and
-// the LSE (attention/sm90/epilogue.hpp). The consumer owns 64 of the tile's query rows.
+// One consumer warpgroup's work in the Hopper attention kernel, a block of keys at a time: for
+// each visited block of a tile of queries, S = Q K^T (wgmma SS over the head dimension), the score
+// chain where the block needs it (attention/block_range.hpp), the online softmax
+// (attention/softmax.hpp), O rescaled, P to registers and O += P V (wgmma RS). The consumer owns
+// 64 of the tile's query rows; the kernel (attention/sm90/kernel.hpp) walks its tiles' blocks with
+// first(), next(), cross() and last() and writes O and the LSE (attention/sm90/epilogue.hpp).
 //
 // The GEMMs overlap the softmax (FlashAttention-3's two overlaps):
-//   inside a consumer   block n's S = Q K_n^T and the previous block's O += P_{n-1} V_{n-1} are
-//                       issued together, and block n's softmax runs while P V is still on the
-//                       tensor cores (its O rescale waits for it: O *= 2^(m_{n-1} - m_n) after P V);
+//   inside a consumer   next() issues block n's S = Q K_n^T together with the previous block's
+//                       O += P V, and block n's softmax runs while P V is still on the tensor
+//                       cores (the O rescale waits for it: O *= 2^(m_{n-1} - m_n) after P V).
+//   between tiles       where Config::across_tiles, cross() issues a tile's last P V and the next
+//                       tile's first S together, and the tile's epilogue runs under that S.
 //   between consumers   with Consumers<2, true>, the two take turns issuing (pipeline::Turns, every
 //                       block): one's softmax runs under the other's GEMMs. (Without turns the
 //                       consumers drift into a similar alternation; turns measured 1-3% slower.)
@@ -51,27 +54,12 @@ struct Mainloop {
   using MmaO = arch::sm90::Wgmma<Cfg::Dvp, E, E, float, arch::sm90::Major::K, Cfg::fp8 ? arch::sm90::Major::K : arch::sm90::Major::MN>;
   static constexpr int s_steps = (D + MmaS::K - 1) / MmaS::K, pv_steps = BKV / MmaO::K;
   using Softmax = OnlineSoftmax<SAcc::rows_per_thread>;
+  using Factor = typename Softmax::RowArray;
   // P as P V's A operand: 16-bit pairs (tile::to_a_operand), or fp8 quads (attention/fp8_layout.hpp).
   struct Fp8Frag {
     std::uint32_t regs[1][pv_steps][4];
   };
   using PFrag = std::conditional_t<Cfg::fp8, Fp8Frag, decltype(tile::to_a_operand<std::conditional_t<Cfg::fp8, bfloat16_t, E>>(SAcc{}))>;
-  TESSERA_DEVICE static PFrag to_p(SAcc const& sacc) {
-    if constexpr (Cfg::fp8) {
-      Fp8Frag p;
-      TESSERA_UNROLL
-      for (int ks = 0; ks < pv_steps; ++ks) {
-        TESSERA_UNROLL
-        for (int r = 0; r < 4; ++r) {
-          auto const v = [&](int i) { return sacc.regs[0][fp8::p_value(ks, r, i)]; };
-          p.regs[0][ks][r] = pack_e4m3(v(0), v(1)) | pack_e4m3(v(2), v(3)) << 16;
-        }
-      }
-      return p;
-    } else {
-      return tile::to_a_operand<E>(sacc);
-    }
-  }
   // A chain that changes scores sees them in natural units (scale applied first); a chain of masks
   // sees them unscaled and the scale stays folded into the softmax's exponent.
   static constexpr bool natural = Chain::modifies;
@@ -89,85 +77,155 @@ struct Mainloop {
     }
   };
 
-  // Blocks [r.first, r.last) (at least one) of tile t (its Q in stage qs) at ring positions pos,
-  // pos + 1, ... into o and sm; Q's last read arrives on q_empty[qs] (after the last S wgmma, which every warp of the
-  // consumer issues: no warp can still be waiting for this tile's Q then).
-  TESSERA_DEVICE static void run(S& s, Chain const& chain, float scale, TileInfo const& t, BlockRange r, int qs, int& pos, int c, int thread,
-                                 OAcc& o, Softmax& sm, Turn& turn) {
-    typename S::Pipe const kp(s.k_barriers), vp(s.v_barriers);
-    int const row0 = 64 * c;
-    Block const rows{t.b, t.h, t.q0 + row0, t.q0 + row0 + 64 < t.q_len ? t.q0 + row0 + 64 : t.q_len, 0, t.k_len, t.q_len, t.k_len};
-    auto const issue_s = [&](SAcc& acc, int stage) {
-      arch::sm90::wgmma_fence();
-      TESSERA_UNROLL
-      for (int ks = 0; ks < s_steps; ++ks) {
-        if (ks == 0) MmaS::ss_first(acc.regs[0], s.q_desc(qs, row0, ks), s.k_desc(stage, ks));
-        else MmaS::ss(acc.regs[0], s.q_desc(qs, row0, ks), s.k_desc(stage, ks), true);
-      }
-      arch::sm90::wgmma_commit_group();
-    };
-    auto const issue_pv = [&](PFrag const& p, int stage, bool accumulate) {
-      arch::sm90::wgmma_fence();
-      TESSERA_UNROLL
-      for (int ks = 0; ks < pv_steps; ++ks) MmaO::rs(o.regs[0], p.regs[0][ks], s.v_desc(stage, ks), accumulate || ks > 0);
-      arch::sm90::wgmma_commit_group();
-    };
-    auto const release_k = [&](int at, bool last) {
-      if (thread == 0) {
-        kp.consumer_release(at);
-        if (last && !Cfg::staged_o) arch::mbarrier_arrive(arch::smem_address(&s.q_empty[qs]));  // (staged: after O's store)
-      }
-    };
-    // The first block: S alone.
-    SAcc sacc;
+  // A consumer's view of a tile: the tile, its visited blocks, its Q's stage and the phase of
+  // that stage's barrier Q lands on, the consumer's rows. (iq: the tile's count among the tiles
+  // with keys, as the producer counts them.)
+  struct Tile {
+    TileInfo t;
+    BlockRange r;
+    int qs;
+    std::uint32_t q_phase;
+    Block rows;
+  };
+  TESSERA_DEVICE static Tile tile(TileInfo const& t, BlockRange r, int iq, int c) {
+    int const q0 = t.q0 + 64 * c, q1 = q0 + 64 < t.q_len ? q0 + 64 : t.q_len;
+    return {t, r, iq % S::QStages, std::uint32_t((iq / S::QStages) & 1), Block{t.b, t.h, q0, q1, 0, t.k_len, t.q_len, t.k_len}};
+  }
+
+  S& s;
+  Chain const& chain;
+  float scale;
+  int c, thread;
+  Turn turn;
+  OAcc o;     // the tile's O, unnormalized
+  SAcc sacc;  // the block's scores, then its p
+  PFrag p;    // the previous block's P, P V's A operand
+
+  // Tile a's first block n at ring position pos, alone (a consumer's first, or every tile's
+  // where tiles are not overlapped): S, the chain and the softmax (sm: the tile's, fresh), P.
+  TESSERA_DEVICE void first(Tile const& a, int n, int pos, Softmax& sm) {
+    typename S::Pipe const kp(s.k_barriers);
+    arch::mbarrier_wait(arch::smem_address(&s.q_full[a.qs]), a.q_phase);
     kp.consumer_wait(pos);
     turn.take();
-    issue_s(sacc, pos % Stages);
+    issue_s(a.qs, pos % Stages);
     turn.pass(thread);
     arch::sm90::wgmma_wait_group<0>();
-    arch::sm90::wgmma_fence_operands(sacc.regs[0]);
-    release_k(pos, r.size() == 1);
-    scores(chain, scale, t, rows, r.first, sacc, thread);
-    (void)sm.step(sacc);
-    PFrag p = to_p(sacc);
-    // Each later block n: S_n and P_{n-1} V_{n-1} issued together, S_n's softmax under P V.
-    for (int n = r.first + 1; n < r.last; ++n) {
-      int const prev = pos++;
-      kp.consumer_wait(pos);
-      turn.take();
-      issue_s(sacc, pos % Stages);
-      vp.consumer_wait(prev);
-      issue_pv(p, prev % Stages, n - 1 > r.first);
-      turn.pass(thread);
-      arch::sm90::wgmma_wait_group<1>();
-      arch::sm90::wgmma_fence_operands(sacc.regs[0]);
-      release_k(pos, n == r.last - 1);
-      scores(chain, scale, t, rows, n, sacc, thread);
-      auto const factor = sm.step(sacc);
-      arch::sm90::wgmma_wait_group<0>();
-      arch::sm90::wgmma_fence_operands(o.regs[0]);
-      fence_operands(p);
-      if (thread == 0) vp.consumer_release(prev);
-      tile::transform_rows(o, [&](float x, int i) { return x * factor[i]; });
-      p = to_p(sacc);
-    }
-    // The last block's P V.
+    (void)softmax(a, n, pos, sm);
+    p = to_p(sacc);
+  }
+
+  // Block n of tile a at ring position pos, issued with the previous block's P V (position pos - 1;
+  // accumulate: onto O, else O = P V, that block being its tile's first). The softmax (sm: tile a's)
+  // runs under P V; returns the factor by which O must be rescaled if the previous block was a's.
+  TESSERA_DEVICE Factor next(Tile const& a, int n, int pos, bool accumulate, Softmax& sm) {
+    typename S::Pipe const kp(s.k_barriers), vp(s.v_barriers);
+    kp.consumer_wait(pos);
+    turn.take();
+    issue_s(a.qs, pos % Stages);
+    vp.consumer_wait(pos - 1);
+    issue_pv((pos - 1) % Stages, accumulate);
+    turn.pass(thread);
+    arch::sm90::wgmma_wait_group<1>();
+    Factor const factor = softmax(a, n, pos, sm);
+    arch::sm90::wgmma_wait_group<0>();
+    pv_done(pos - 1);
+    p = to_p(sacc);
+    return factor;
+  }
+
+  // From one tile to the next (Config::across_tiles): the previous tile's last P V (ring position
+  // pos - 1; accumulate as in next()) issued, then tile a's first block n at pos (its Q waited for
+  // in between: with one Q stage it loads while P V runs); once P V is done, epilogue() writes the
+  // previous tile's O while S runs, then the chain and the softmax (sm: a's, fresh), P.
+  template <class Epilogue>
+  TESSERA_DEVICE void cross(Tile const& a, int n, int pos, bool accumulate, Softmax& sm, Epilogue&& epilogue) {
+    typename S::Pipe const kp(s.k_barriers), vp(s.v_barriers);
+    vp.consumer_wait(pos - 1);
+    turn.take();
+    issue_pv((pos - 1) % Stages, accumulate);
+    arch::mbarrier_wait(arch::smem_address(&s.q_full[a.qs]), a.q_phase);
+    kp.consumer_wait(pos);
+    issue_s(a.qs, pos % Stages);
+    turn.pass(thread);
+    arch::sm90::wgmma_wait_group<1>();
+    pv_done(pos - 1);
+    epilogue();
+    arch::sm90::wgmma_wait_group<0>();
+    (void)softmax(a, n, pos, sm);
+    p = to_p(sacc);
+  }
+
+  // The last block's P V (ring position pos).
+  TESSERA_DEVICE void last(int pos, bool accumulate) {
+    typename S::Pipe const vp(s.v_barriers);
     vp.consumer_wait(pos);
     turn.take();
-    issue_pv(p, pos % Stages, r.size() > 1);
+    issue_pv(pos % Stages, accumulate);
     turn.pass(thread);
     arch::sm90::wgmma_wait_group<0>();
-    arch::sm90::wgmma_fence_operands(o.regs[0]);
-    fence_operands(p);
-    if (thread == 0) vp.consumer_release(pos);
-    ++pos;
+    pv_done(pos);
   }
 
  private:
+  // S of tile a's block n (ring position pos) landed: K's stage released (and Q's after a's last
+  // block), the chain and the softmax on it (sm: a's); returns the factor O must be rescaled by.
+  TESSERA_DEVICE Factor softmax(Tile const& a, int n, int pos, Softmax& sm) {
+    arch::sm90::wgmma_fence_operands(sacc.regs[0]);
+    release_k(a, pos, n == a.r.last - 1);
+    apply_chain(chain, scale, a.rows, n, BKV, sacc, thread);
+    return sm.step(sacc);
+  }
+  // The P V at ring position pos done: O and P are the registers' again, V's stage released.
+  TESSERA_DEVICE void pv_done(int pos) {
+    arch::sm90::wgmma_fence_operands(o.regs[0]);
+    fence_p();
+    if (thread == 0) typename S::Pipe(s.v_barriers).consumer_release(pos);
+  }
+  TESSERA_DEVICE void issue_s(int qs, int stage) {
+    arch::sm90::wgmma_fence();
+    TESSERA_UNROLL
+    for (int ks = 0; ks < s_steps; ++ks) {
+      if (ks == 0) MmaS::ss_first(sacc.regs[0], s.q_desc(qs, 64 * c, ks), s.k_desc(stage, ks));
+      else MmaS::ss(sacc.regs[0], s.q_desc(qs, 64 * c, ks), s.k_desc(stage, ks), true);
+    }
+    arch::sm90::wgmma_commit_group();
+  }
+  TESSERA_DEVICE void issue_pv(int stage, bool accumulate) {
+    arch::sm90::wgmma_fence();
+    TESSERA_UNROLL
+    for (int ks = 0; ks < pv_steps; ++ks) MmaO::rs(o.regs[0], p.regs[0][ks], s.v_desc(stage, ks), accumulate || ks > 0);
+    arch::sm90::wgmma_commit_group();
+  }
+  // K's stage at pos read; on a's last block Q's too (after the S wgmma, which every warp of the
+  // consumer issues: no warp can still be waiting for the tile's Q then), unless O is staged in
+  // Q's stage (Epilogue releases it after O's store).
+  TESSERA_DEVICE void release_k(Tile const& a, int pos, bool last) const {
+    if (thread != 0) return;
+    typename S::Pipe(s.k_barriers).consumer_release(pos);
+    if (last && !Cfg::staged_o) arch::mbarrier_arrive(arch::smem_address(&s.q_empty[a.qs]));
+  }
   // P's registers stay P's until the P V wgmma that reads them is waited for.
-  TESSERA_DEVICE static void fence_operands(PFrag& p) {
+  TESSERA_DEVICE void fence_p() {
     TESSERA_UNROLL
     for (int ks = 0; ks < pv_steps; ++ks) arch::sm90::wgmma_fence_operands(p.regs[0][ks]);
+  }
+
+  TESSERA_DEVICE static PFrag to_p(SAcc const& sacc) {
+    if constexpr (Cfg::fp8) {
+      Fp8Frag p;
+      TESSERA_UNROLL
+      for (int ks = 0; ks < pv_steps; ++ks) {
+        TESSERA_UNROLL
+        for (int r = 0; r < 4; ++r) {
+          auto const v = [&](int i) { return sacc.regs[0][fp8::p_value(ks, r, i)]; };
+          p.regs[0][ks][r] = pack_e4m3(v(0), v(1)) | pack_e4m3(v(2), v(3)) << 16;
+        }
+      }
+      return p;
+    } else {
+      return tile::to_a_operand<E>(sacc);
+    }
   }
 
   // Two floats as e4m3 (round to nearest, saturating), a in the low byte.
@@ -179,12 +237,6 @@ struct Mainloop {
 #else
     return std::uint32_t(float8_e4m3_t(a).bits()) | std::uint32_t(float8_e4m3_t(b).bits()) << 8;
 #endif
-  }
-
-  // The chain on block n's scores where it may mask or change them; keys past k_len masked
-  // (attention/block_scores.hpp).
-  TESSERA_DEVICE static void scores(Chain const& chain, float scale, TileInfo const&, Block const& rows, int n, SAcc& sacc, int thread) {
-    apply_chain(chain, scale, rows, n, BKV, sacc, thread);
   }
 };
 

@@ -4,7 +4,8 @@
 // K as the consumers read them; the consumer warpgroups each own 64 of a tile's queries and run
 // attention/sm90/mainloop.hpp on them, taking turns on the tensor cores, then store O and the LSE.
 // The tiles' order (attention/tile_order.hpp): a head's tiles together, so that they share its K
-// and V in L2, or the longest first where the chain limits the keys (causal).
+// and V in L2, or the longest first where the chain limits the keys (causal). The parameters and
+// what they say about a tile: attention/sm90/params.hpp.
 // tessera-header: cuda-only
 #pragma once
 
@@ -15,10 +16,10 @@
 
 #include "tessera/arch/sm90/mbarrier.hpp"
 #include "tessera/attention/block_range.hpp"
-#include "tessera/attention/problem.hpp"
 #include "tessera/attention/sm90/epilogue.hpp"
 #include "tessera/attention/sm90/loader.hpp"
 #include "tessera/attention/sm90/mainloop.hpp"
+#include "tessera/attention/sm90/params.hpp"
 #include "tessera/attention/sm90/storage.hpp"
 #include "tessera/attention/sm90/transpose_v.hpp"
 #include "tessera/attention/tile_order.hpp"
@@ -28,22 +29,6 @@
 namespace tessera::attention::sm90 {
 
 template <class Cfg>
-struct Params {
-  typename Loader<Cfg>::Params load;
-  typename Cfg::Chain chain;
-  int batch, heads, group, q_len, k_len, q_blocks;  // (variable lengths: the longest sequences')
-  float scale;                                      // the scores': the softmax scale (fp8: times Q's and K's scales)
-  float v_scale = 1.0f;                             // fp8: V's scale
-  Strides o_strides;
-  typename Cfg::Output* o;
-  float* lse;                                       // null: not written
-  int const *cu_q = nullptr, *cu_k = nullptr;       // variable lengths: batch + 1 offsets each
-  std::int64_t total_q = 0, total_k = 0;            // variable lengths: the packed tokens (LSE's row: total_q)
-  TESSERA_HD TileOrder order() const { return {q_blocks, heads, batch, Cfg::Chain::limits_keys, cu_q, Cfg::BQ}; }
-  TESSERA_HD int tiles() const { return order().tiles(); }
-};
-
-template <class Cfg>
 struct Kernel {
   using S = Storage<Cfg>;
   using Main = Mainloop<Cfg>;
@@ -51,22 +36,6 @@ struct Kernel {
   static constexpr int smem_bytes = int(sizeof(S));
   static_assert(sizeof(S) <= std::size_t(Cfg::smem_bytes + (Cfg::q_stages - 1) * Cfg::q_bytes),
                 "attention::sm90::Kernel: the shared memory outgrew Config::smem_bytes's count; update the count");
-
-  // A tile's sequences: batch entry c.batch's (variable lengths: at its offsets in the tokens of
-  // batch entry 0).
-  TESSERA_DEVICE static TileInfo tile(Params<Cfg> const& p, TileCoord const& c) {
-    if (p.cu_q == nullptr) return TileInfo{c.batch, c.head, c.head / p.group, c.q_block * BQ, p.q_len, p.k_len, c.batch, 0, 0};
-    // (Lengths clipped to the longest the problem states and the tokens it holds: offsets that
-    // break Problem::variable_lengths's contract leave rows unwritten, never write past O or LSE.)
-    int const q_start = p.cu_q[c.batch], k_start = p.cu_k[c.batch];
-    int const q_len = min(min(p.cu_q[c.batch + 1] - q_start, p.q_len), int(max(std::int64_t(0), p.total_q - q_start)));
-    int const k_len = min(min(p.cu_k[c.batch + 1] - k_start, p.k_len), int(max(std::int64_t(0), p.total_k - k_start)));
-    return TileInfo{c.batch, c.head, c.head / p.group, c.q_block * BQ, q_len, k_len, 0, q_start, k_start};
-  }
-  TESSERA_DEVICE static BlockRange range(Params<Cfg> const& p, TileInfo const& t) {
-    int const q1 = t.q0 + BQ < t.q_len ? t.q0 + BQ : t.q_len;
-    return block_range(p.chain, Block{t.b, t.h, t.q0, q1, 0, t.k_len, t.q_len, t.k_len}, BKV);
-  }
 
   TESSERA_DEVICE static void run(Params<Cfg> const& p, S& s) {
     int const tid = threadIdx.x;
@@ -99,8 +68,8 @@ struct Kernel {
     TileOrder const order = p.order();
     TileOrder::Cursor at;
     for (int j = 0; order.next(blockIdx.x, gridDim.x, j, at); ++j) {
-      TileInfo const t = tile(p, at.tile);
-      BlockRange const r = range(p, t);
+      TileInfo const t = p.tile(at.tile);
+      BlockRange const r = p.range(t);
       if (r.size() == 0) continue;
       if (tid == 0) {
         int const qs = iq % S::QStages;
@@ -153,10 +122,10 @@ struct Kernel {
     TileOrder::Cursor at;
     auto const next_tile = [&](typename Main::Tile& a) {
       while (order.next(blockIdx.x, gridDim.x, j++, at)) {
-        TileInfo const t = tile(p, at.tile);
-        BlockRange const r = range(p, t);
+        TileInfo const t = p.tile(at.tile);
+        BlockRange const r = p.range(t);
         if (r.size() == 0) {
-          Epilogue<Cfg>::write_empty(t, c, thread, Store{p, t});
+          Epilogue<Cfg>::write_empty(t, c, thread, OutputStore<Cfg>{p, t});
           continue;
         }
         a = Main::tile(t, r, iq++, c);
@@ -165,9 +134,9 @@ struct Kernel {
       return false;
     };
     auto const lse = [&](typename Main::Tile const& a, typename Main::Softmax const& sm) {
-      return Epilogue<Cfg>::lse(sm, a.t, c, thread, Store{p, a.t}, p.v_scale);
+      return Epilogue<Cfg>::lse(sm, a.t, c, thread, OutputStore<Cfg>{p, a.t}, p.v_scale);
     };
-    auto const write = [&](typename Main::Tile const& a, auto const& k) { Epilogue<Cfg>::write(s, a.qs, m.o, k, a.t, c, thread, Store{p, a.t}); };
+    auto const write = [&](typename Main::Tile const& a, auto const& k) { Epilogue<Cfg>::write(s, a.qs, m.o, k, a.t, c, thread, OutputStore<Cfg>{p, a.t}); };
     typename Main::Tile a;
     if (!next_tile(a)) return;
     auto sm = fresh();
@@ -198,26 +167,6 @@ struct Kernel {
     m.last(pos, n > a.r.first);
     write(a, lse(a, sm));
   }
-
-  // O and the LSE of a tile to memory (attention/sm90/epilogue.hpp's Store).
-  struct Store {
-    Params<Cfg> const& p;
-    TileInfo const& t;
-    TESSERA_DEVICE void operator()(int q, int col, std::uint32_t pair) const {
-      *reinterpret_cast<std::uint32_t*>(p.o + p.o_strides.offset(t.mb, t.q_start + q, t.h) + col) = pair;
-    }
-    // Whether a TMA box of the 64 rows from row0 holds only this tile's rows (variable
-    // lengths: the next sequence's follow; fixed: the map's extent clips).
-    TESSERA_DEVICE bool staged(int row0) const { return p.cu_q == nullptr || t.q0 + row0 + 64 <= t.q_len; }
-    TESSERA_DEVICE void tma(int j, int row0, std::uint32_t smem) const {
-      arch::sm90::tma_store_4d(&p.load.o, 64 * j, t.q_start + t.q0 + row0, t.h, t.mb, smem);
-    }
-    TESSERA_DEVICE void lse(int q, float value) const {  // Problem::lse_offset
-      if (p.lse == nullptr) return;
-      if (p.cu_q != nullptr) p.lse[t.h * p.total_q + t.q_start + q] = value;
-      else p.lse[(std::int64_t(t.b) * p.heads + t.h) * t.q_len + q] = value;
-    }
-  };
 };
 
 // The kernel's body needs sm_90a (wgmma, setmaxnreg); built for another target it is a marker

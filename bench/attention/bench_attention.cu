@@ -333,9 +333,8 @@ void BM_tessera_stage(benchmark::State& state) {
     TESSERA_BENCH_CUDA(cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
     return d;
   }();
-  // On 128 x 128 (H100, 4k and 16k: the window 10 % faster than on 128 x 176; ALiBi 584 / 608
-  // TFLOP/s against 568 / 566, Softcap 494 / 504 against 474 / 488: stages that change scores run
-  // from tile to tile without a pause there, not on 128 x 176).
+  // On 128 x 128 (H100, 4k and 16k: the window about 10 % faster than on 128 x 176, ALiBi and
+  // Softcap 3-7 %; docs/performance.md).
   switch (state.range(1)) {
     case 0: {
       Window const w{{1024, 0}};
@@ -403,9 +402,9 @@ void BM_tessera(benchmark::State& state) {
   using Causal = tessera::attention::ScoreChain<tessera::attention::Causal<tessera::attention::TopLeft>>;
   using None = tessera::attention::NoMask;
   // Head dim 128: 128 x 128, whose O leaves through shared memory and TMA (its Q stage fits
-  // twice); 128 x 176 without a mask from 8k keys (H100, across tiles: 4k 670 against 654 TFLOP/s,
-  // 16k 677 against 697; causal 8k 627 against 613, 16k 658 against 663).
-  bool const wide = p.sk >= 8192 && !p.causal;
+  // twice); 128 x 176 from 8k keys without a mask, 16k causal (H100: 16k 649-666 against 630-649
+  // TFLOP/s, causal 631-646 against 615-635; causal 8k 627 against 613 on 128 x 128).
+  bool const wide = p.sk >= (p.causal ? 16384 : 8192);
   auto const pick = [&]<class E>(E) {
     if (p.d == 64) {
       if (!p.causal) return p.sk >= 2048 ? run_ours<Ours<E, 64, 128, None>>(state, p) : run_ours<Ours64<E, None>>(state, p);
@@ -420,7 +419,7 @@ void BM_tessera(benchmark::State& state) {
       if (p.sk >= 4096 && !p.causal) return run_ours<Ours<E, 96, 176, None>>(state, p);
       return p.causal ? run_ours<Ours<E, 96, 128, Causal>>(state, p) : run_ours<Ours<E, 96, 128, None>>(state, p);
     }
-    if (wide) return run_ours<Ours<E, 128, 176, None>>(state, p);
+    if (wide) return p.causal ? run_ours<Ours<E, 128, 176, Causal>>(state, p) : run_ours<Ours<E, 128, 176, None>>(state, p);
     return p.causal ? run_ours<Ours<E, 128, 128, Causal>>(state, p) : run_ours<Ours<E, 128, 128, None>>(state, p);
   };
   if (p.dtype == Dtype::kBf16) pick(bfloat16_t{});

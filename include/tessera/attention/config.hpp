@@ -171,13 +171,13 @@ struct Config {
   // store); not with three consumers (at 160 registers the staging spilled) nor for fp8 (O in 16
   // bits does not fit an 8-bit Q stage).
   static constexpr bool staged_o = !fp8 && Dvp <= Dp && q_stages == 2 && consumers <= 2;
-  // The Hopper consumers go from tile to tile without a pause: a tile's last P V and the next
-  // tile's first S are issued together, and the tile's epilogue runs under that S
-  // (attention/sm90/mainloop.hpp's cross()). Measured on the H100 (docs/performance.md): 2-19 %
-  // faster on two consumers, most at 16k keys; not where a chain that changes scores runs on
-  // blocks wider than 128 keys (ALiBi on 128 x 176 spilled and lost 13-23 %), nor on three
-  // consumers without a chain that limits the keys (1-3 % slower; causal: 1-9 % faster).
-  static constexpr bool across_tiles = sm90_ok && (consumers <= 2 ? !(Chain::modifies && BKV > 128) : Chain::limits_keys);
+  // The Hopper consumers go from tile to tile without a pause where Q has one stage: a tile's last
+  // P V, then the next tile's Q (it could load only after the tile's last S) and first S, the
+  // tile's epilogue under that S (attention/sm90/mainloop.hpp's cross()). H100 (docs/performance.md):
+  // hd 256 128 x 80 3-4 % faster than pausing, 128 x 64 the same; with two Q stages (the next Q
+  // already landed) pausing measured the same or 1-2 % faster, on 128 x 176 (240 registers) 1-2 %
+  // either way, and a stage that changes scores spilled there.
+  static constexpr bool across_tiles = sm90_ok && q_stages == 1 && BKV <= 128 && consumers <= 2;
   static_assert(!sm80_ok || smem_bytes <= arch::Sm80::max_smem_per_block,
                 "attention::Config: Q and the K and V ring pass the 163 KB of shared memory an sm_80 block has; use fewer Stages or a "
                 "smaller BlockTile");

@@ -151,8 +151,10 @@ TEST_CASE("attention sm90: Config corners, strides and scales", "[gpu][attention
       dense(1, 3, 1, 257, 300, 128));
   run_attention<Config<arch::Sm90, bfloat16_t, HeadDim<128>, BlockTile<128, 176>, Consumers<2, true>, Stages<2>, Causal>>(
       dense(1, 2, 2, 500, 500, 128));
-  // Two consumers that pause between tiles (a stage that changes scores on 176 keys), several
-  // tiles a block.
+  // Several tiles a block, from tile to tile without a pause (one Q stage, 64 keys a block; empty
+  // tiles between: bottom-right causal with sq > sk) and with one (one Q stage, 176 keys).
+  static_assert(Cfg90<256, 256, 64, Causal>::across_tiles);
+  run_attention<Cfg90<256, 256, 64, Causal>>(dense(1, 48, 8, 700, 300, 256));
   using Cap = ScoreChain<Softcap>;
   static_assert(!Cfg90<128, 128, 176, Cap>::across_tiles);
   run_attention<Cfg90<128, 128, 176, Cap>>(dense(2, 40, 8, 300, 420, 128), Cap{{5.0f}}, Cap{{5.0f}});

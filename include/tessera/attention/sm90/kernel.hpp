@@ -116,7 +116,8 @@ struct Kernel {
     float const scale_log2 = Main::natural ? kLog2e : p.scale * kLog2e;
     auto const fresh = [&] { return typename Main::Softmax(scale_log2, Cfg::fp8 ? 8.0f : 0.0f); };
     Main m{s, p.chain, p.scale, c, thread, {pipeline::Turns(s.turns), c}};
-    // The next tile with keys, its Q landed (tiles without: O = 0 and LSE = -inf as they pass).
+    // The next tile with keys (tiles without: O = 0 and LSE = -inf as they pass); first() and
+    // cross() wait for its Q.
     int iq = 0, j = 0;
     TileOrder const order = p.order();
     TileOrder::Cursor at;
@@ -140,32 +141,32 @@ struct Kernel {
     typename Main::Tile a;
     if (!next_tile(a)) return;
     auto sm = fresh();
-    int pos = 0, n = a.r.first;
-    m.first(a, n, pos, sm);
+    int pos = 0;
+    m.first(a, a.r.first, pos, sm);
     for (;;) {
-      if (n + 1 < a.r.last) {
-        auto const factor = m.next(a, n + 1, ++pos, n > a.r.first, sm);
+      for (int n = a.r.first + 1; n < a.r.last; ++n) {
+        auto const factor = m.next(a, n, ++pos, n - 1 > a.r.first, sm);
         tile::transform_rows(m.o, [&](float x, int i) { return x * factor[i]; });
-        ++n;
-        continue;
       }
-      if constexpr (Cfg::across_tiles) {  // a's last P V with the next tile's first S, a's O under that S
-        typename Main::Tile b;
-        if (!next_tile(b)) break;
+      bool const accumulate = a.r.size() > 1;  // (the last block's P V onto the earlier ones')
+      typename Main::Tile b;
+      if (!next_tile(b)) {
+        m.last(pos, accumulate);
+        write(a, lse(a, sm));
+        return;
+      }
+      if constexpr (Cfg::across_tiles) {  // a's last P V with b's first S, a's O under that S
         auto const k = lse(a, sm);
         sm = fresh();
-        m.cross(b, b.r.first, ++pos, n > a.r.first, sm, [&] { write(a, k); });
-        a = b, n = b.r.first;
+        m.cross(b, b.r.first, ++pos, accumulate, sm, [&] { write(a, k); });
       } else {
-        m.last(pos++, n > a.r.first);
+        m.last(pos++, accumulate);
         write(a, lse(a, sm));
-        if (!next_tile(a)) return;
         sm = fresh();
-        m.first(a, n = a.r.first, pos, sm);
+        m.first(b, b.r.first, pos, sm);
       }
+      a = b;
     }
-    m.last(pos, n > a.r.first);
-    write(a, lse(a, sm));
   }
 };
 

@@ -178,6 +178,8 @@ struct Config {
   // already landed) pausing measured the same or 1-2 % faster, on 128 x 176 (240 registers) 1-2 %
   // either way, and a stage that changes scores spilled there.
   static constexpr bool across_tiles = sm90_ok && q_stages == 1 && BKV <= 128 && consumers <= 2;
+  static_assert(!across_tiles || !staged_o, "attention::Config: a tile's O staged in its Q stage while the next tile's Q waits for "
+                                           "that stage would deadlock; keep across_tiles to Configs of one Q stage");
   static_assert(!sm80_ok || smem_bytes <= arch::Sm80::max_smem_per_block,
                 "attention::Config: Q and the K and V ring pass the 163 KB of shared memory an sm_80 block has; use fewer Stages or a "
                 "smaller BlockTile");

@@ -2,7 +2,8 @@
 // (test/support/attention_reference.hpp): random normal Q, K, V; O and LSE poisoned; lengths 1,
 // 3, 113, 127..129, 1023 and sq != sk both ways, zero keys; GQA and MQA; BSHD and BHSD; head
 // dims 64, 128, 256, (192, 128) and multiples of 8 from 8 to 248; tiles of 128 x 176 and three
-// consumers, turns, fp16, both longest-first orders of causal tiles; variable lengths with empty
+// consumers, turns, fp16, both longest-first orders of causal tiles, several tiles a block with and
+// without a pause between them (empty tiles and one-block tiles between); variable lengths with empty
 // and length-1 sequences; fp8 with per-tensor scales; every mask and score stage, chained and one of
 // the test's own (rows that see no key: O = 0, LSE = -inf); the refusals.
 #include <algorithm>
@@ -134,6 +135,7 @@ TEST_CASE("attention sm90: fp8 e4m3 with per-tensor scales", "[gpu][attention][s
   run_attention<Cfg90<128, 128, 128, NoMask, Consumers<2>, E8>>(dense(1, 4, 2, 300, 1100, 128, attention::Layout::kBHSD));
   run_attention<Cfg90<128, 128, 128, Causal, Consumers<2>, E8>>(dense(1, 2, 1, 257, 257, 128));
   run_attention<Cfg90<256, 256, 128, Causal, Consumers<2>, E8>>(dense(1, 2, 2, 200, 333, 256));
+  run_attention<Cfg90<256, 256, 128, Causal, Consumers<2>, E8>>(dense(2, 40, 8, 300, 420, 256));  // several tiles a block, back to back
   run_attention<Cfg90<64, 128, 128, NoMask, Consumers<2>, E8>>(dense(1, 2, 2, 129, 200, 64, attention::Layout::kBSHD, 128));
   run_attention<Cfg90<128, 128, 128, NoMask, Consumers<2>, E8>>(dense(1, 2, 2, 64, 0, 128));
   run_varlen<Cfg90<128, 128, 128, Causal, Consumers<2>, E8>>(2, 2, {1, 77, 300, 0}, {5, 77, 200, 3});
@@ -154,7 +156,7 @@ TEST_CASE("attention sm90: Config corners, strides and scales", "[gpu][attention
   // Several tiles a block, from tile to tile without a pause (one Q stage, 64 keys a block; empty
   // tiles between: bottom-right causal with sq > sk) and with one (one Q stage, 176 keys).
   static_assert(Cfg90<256, 256, 64, Causal>::across_tiles);
-  run_attention<Cfg90<256, 256, 64, Causal>>(dense(1, 48, 8, 700, 300, 256));
+  run_attention<Cfg90<256, 256, 64, Causal>>(dense(1, 48, 8, 700, 330, 256));  // (query block 2: one block of keys)
   using Cap = ScoreChain<Softcap>;
   static_assert(!Cfg90<128, 128, 176, Cap>::across_tiles);
   run_attention<Cfg90<128, 128, 176, Cap>>(dense(2, 40, 8, 300, 420, 128), Cap{{5.0f}}, Cap{{5.0f}});

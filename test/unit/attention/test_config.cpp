@@ -70,5 +70,7 @@ TEST_CASE("attention Config: tiles back to back (across_tiles) where they measur
   STATIC_REQUIRE(!Cfg<bfloat16_t, 128, 128, 128, 128, 2>::across_tiles);
   STATIC_REQUIRE(!Cfg<float8_e4m3_t, 128, 128, 128, 128, 2>::across_tiles);
   STATIC_REQUIRE(!Cfg<bfloat16_t, 128, 128, 128, 176, 2>::across_tiles);
-  STATIC_REQUIRE(!Cfg<bfloat16_t, 64, 64, 192, 128, 3>::across_tiles);
+  using Three = Cfg<bfloat16_t, 192, 64, 192, 64, 3, 4>;  // three consumers with one Q stage
+  STATIC_REQUIRE(Three::q_stages == 1);
+  STATIC_REQUIRE(!Three::across_tiles);
 }

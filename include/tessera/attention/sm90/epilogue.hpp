@@ -47,8 +47,9 @@ struct Epilogue {
 
   // O times k (lse()'s) of the consumer's rows of tile t (its Q in stage qs). Staged
   // (Config::staged_o, and store.staged(row0): its rows may take the TMA box) through Q's stage
-  // and store.tma, else store(q, col, pair) a pair at a time for the rows below q_len; then Q's
-  // stage is released.
+  // and store.tma, else store(q, col, pair) a pair at a time for the rows below q_len. With
+  // Config::staged_o the Q stage is released here, after O's store (else the mainloop released it
+  // after the tile's last S).
   template <class Store>
   TESSERA_DEVICE static void write(S& s, int qs, OAcc const& o, RowScale const& k, TileInfo const& t, int c, int thread, Store&& store) {
     using Out = typename Cfg::Output;

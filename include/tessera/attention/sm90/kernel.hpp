@@ -107,8 +107,9 @@ struct Kernel {
     }
   }
 
-  // A consumer walks its tiles' blocks as one sequence: first() on its first block, next() on
-  // each later one of a tile (issued with the previous block's P V), last() for the final P V.
+  // A consumer walks its tiles, and each tile's blocks in an inner loop: first() on a tile's first
+  // block, next() on each later one (issued with the previous block's P V), last() for the final
+  // P V. The next tile is found before the tile's last P V.
   // Between tiles, where Config::across_tiles, cross() issues the tile's last P V with the next
   // tile's first S and writes the tile's O under that S (its LSE before); elsewhere a tile ends
   // with last() and its epilogue, and the next starts with first().

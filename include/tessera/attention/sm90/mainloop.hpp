@@ -28,19 +28,12 @@
 #include "tessera/attention/coord.hpp"
 #include "tessera/attention/fp8_layout.hpp"
 #include "tessera/attention/softmax.hpp"
+#include "tessera/attention/sm90/params.hpp"  // TileInfo
 #include "tessera/attention/sm90/storage.hpp"
 #include "tessera/pipeline/turns.hpp"
 #include "tessera/tile/wgmma_accum.hpp"
 
 namespace tessera::attention::sm90 {
-
-// A tile of queries: BQ queries from q0 of head h of batch entry b, the sequences' lengths; in
-// memory, its sequences start at positions q_start and k_start of batch entry mb (variable
-// lengths: of the packed tokens, mb = 0; fixed: q_start = k_start = 0, mb = b).
-struct TileInfo {
-  int b, h, hk, q0, q_len, k_len;
-  int mb, q_start, k_start;
-};
 
 template <class Cfg>
 struct Mainloop {
@@ -117,7 +110,7 @@ struct Mainloop {
 
   // Block n of tile a at ring position pos, issued with the previous block's P V (position pos - 1;
   // accumulate: onto O, else O = P V, that block being its tile's first). The softmax (sm: tile a's)
-  // runs under P V; returns the factor by which O must be rescaled if the previous block was a's.
+  // runs under P V; returns the factor by which O must then be rescaled.
   TESSERA_DEVICE Factor next(Tile const& a, int n, int pos, bool accumulate, Softmax& sm) {
     typename S::Pipe const kp(s.k_barriers), vp(s.v_barriers);
     kp.consumer_wait(pos);

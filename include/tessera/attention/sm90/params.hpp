@@ -1,6 +1,6 @@
 // The Hopper attention kernel's parameters (attention::Attention fills them) and what they say
-// about a tile: its sequences (fixed or variable lengths), the blocks of keys it visits, and
-// where its O and LSE go (OutputStore, which attention/sm90/epilogue.hpp writes through).
+// about a tile: its sequences (TileInfo; fixed or variable lengths), the blocks of keys it visits,
+// and where its O and LSE go (OutputStore, which attention/sm90/epilogue.hpp writes through).
 // tessera-header: cuda-only
 #pragma once
 
@@ -10,10 +10,17 @@
 #include "tessera/attention/block_range.hpp"
 #include "tessera/attention/problem.hpp"
 #include "tessera/attention/sm90/loader.hpp"
-#include "tessera/attention/sm90/mainloop.hpp"  // TileInfo
 #include "tessera/attention/tile_order.hpp"
 
 namespace tessera::attention::sm90 {
+
+// A tile of queries: BQ queries from q0 of head h of batch entry b, the sequences' lengths; in
+// memory, its sequences start at positions q_start and k_start of batch entry mb (variable
+// lengths: of the packed tokens, mb = 0; fixed: q_start = k_start = 0, mb = b).
+struct TileInfo {
+  int b, h, hk, q0, q_len, k_len;
+  int mb, q_start, k_start;
+};
 
 template <class Cfg>
 struct Params {

@@ -4,8 +4,10 @@
 #include <catch2/catch.hpp>
 #include <array>
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "options.hpp"
 #include "tessera/attention/problem.hpp"
@@ -14,6 +16,19 @@
 
 using namespace tessera;
 using namespace tessera::profiler;
+
+namespace {
+// Each text fails to parse: InvalidArgument, its message "<what> '<text>': <why>...".
+template <class Parse>
+void check_refused(char const* what, std::initializer_list<std::pair<char const*, char const*>> cases, Parse&& parse) {
+  for (auto [text, why] : cases) {
+    INFO(text);
+    Status const s = parse(text);
+    CHECK(s.code() == StatusCode::kInvalidArgument);
+    CHECK_THAT(s.message(), Catch::Contains(std::string(what) + " '" + text + "': " + why));
+  }
+}
+}  // namespace
 
 TEST_CASE("integer lists and ranges", "[profiler][cli]") {
   std::vector<int> v;
@@ -234,23 +249,19 @@ TEST_CASE("a convolution problem as key=value items, and back", "[profiler][cli]
 
 TEST_CASE("bad convolution problems say what is wrong", "[profiler][cli][conv]") {
   conv::Problem p;
-  for (auto [text, why] :
-       {std::pair{"n=1 w=5 c=8 k=8 s=3 pad=1x2x3x4", "pad=1x2x3x4: give V (each spatial dimension), HxW or DxHxW, whole numbers of at least 0"},
-        std::pair{"n=1 w=5 c=8 k=8 s=3 stride=0", "stride=0: give V"},
-        std::pair{"n=1 w=5 c=8 k=8 s=3 pad=-1", "pad=-1: give V"},
-        std::pair{"n=1 w=5 c=8 k=8 s=3 foo=2", "unknown key 'foo'; the keys are n, d, h, w, c, k, t, r, s, groups, pad"},
-        std::pair{"n=1 w=5 c=8", "k is missing (n, w, c and k have no default"},
-        std::pair{"n=1 w=5 c=8 k=8 s=3 s=3", "'s' is given twice"},
-        std::pair{"n=1 w=5 c=8 k=8 s=3 h", "'h' is not key=value"},
-        std::pair{"n=0 w=5 c=8 k=8 s=3", "n=0: must be a whole number of at least 1"},
-        std::pair{"n=1 w=5 c=8 k=8 s=3 pad=1 pad_after=1", "give pad, or pad_before and pad_after, not both"},
-        std::pair{"n=1 h=5 w=5 c=8 k=6 r=3 s=3 groups=4", "conv::Problem: groups = 4 must divide C = 8 and K = 6"},
-        std::pair{"n=1 w=5 c=8 k=8 s=9", "conv::Problem: the dilated filter (9) in width does not fit the padded input (5)"}}) {
-    INFO(text);
-    Status const s = parse_conv_problem(text, p);
-    CHECK(s.code() == StatusCode::kInvalidArgument);
-    CHECK_THAT(s.message(), Catch::Contains(std::string("convolution '") + text + "': " + why));
-  }
+  check_refused("convolution",
+                {std::pair{"n=1 w=5 c=8 k=8 s=3 pad=1x2x3x4", "pad=1x2x3x4: give V (each spatial dimension), HxW or DxHxW, whole numbers of at least 0"},
+                 std::pair{"n=1 w=5 c=8 k=8 s=3 stride=0", "stride=0: give V"},
+                 std::pair{"n=1 w=5 c=8 k=8 s=3 pad=-1", "pad=-1: give V"},
+                 std::pair{"n=1 w=5 c=8 k=8 s=3 foo=2", "unknown key 'foo'; the keys are n, d, h, w, c, k, t, r, s, groups, pad"},
+                 std::pair{"n=1 w=5 c=8", "k is missing (n, w, c and k have no default"},
+                 std::pair{"n=1 w=5 c=8 k=8 s=3 s=3", "'s' is given twice"},
+                 std::pair{"n=1 w=5 c=8 k=8 s=3 h", "'h' is not key=value"},
+                 std::pair{"n=0 w=5 c=8 k=8 s=3", "n=0: must be a whole number of at least 1"},
+                 std::pair{"n=1 w=5 c=8 k=8 s=3 pad=1 pad_after=1", "give pad, or pad_before and pad_after, not both"},
+                 std::pair{"n=1 h=5 w=5 c=8 k=6 r=3 s=3 groups=4", "conv::Problem: groups = 4 must divide C = 8 and K = 6"},
+                 std::pair{"n=1 w=5 c=8 k=8 s=9", "conv::Problem: the dilated filter (9) in width does not fit the padded input (5)"}},
+                [&](char const* text) { return parse_conv_problem(text, p); });
 }
 
 TEST_CASE("convolution problem lists and files", "[profiler][cli][conv]") {
@@ -333,20 +344,16 @@ TEST_CASE("an attention problem as key=value items, and back", "[profiler][cli][
   REQUIRE(parse_attention_problem(attention_problem_text(a), back).ok());
   CHECK(back == a);
 
-  for (auto [text, why] :
-       {std::pair{"sq=10 dim=128", "sk is missing (sq, sk and dim have no default"},
-        std::pair{"sq=10 sk=10 dim=128 heads=6 heads_kv=4", "attention: heads = 6 is not a multiple of heads_kv = 4"},
-        std::pair{"sq=10 sk=10 dim=100", "attention: head_dim = 100 is not a multiple of 8 from 8 to 256"},
-        std::pair{"sq=10 sk=10 dim=128 mask=causl", "unknown mask 'causl'"},
-        std::pair{"sq=10 sk=10 dim=128 seq=4",
-                  "unknown key 'seq'; the keys are batch, heads, heads_kv, sq, sk, dim, dim_v, mask, layout, seqlens, seqlens_k"},
-        std::pair{"sq=0 sk=10 dim=128", "sq=0: must be a whole number of at least 1"},
-        std::pair{"sq=10 sk=10 dim=128 sq=3", "'sq' is given twice"}}) {
-    INFO(text);
-    Status const s = parse_attention_problem(text, a);
-    CHECK(s.code() != StatusCode::kSuccess);
-    CHECK_THAT(s.message(), Catch::Contains(std::string("attention '") + text + "': " + why));
-  }
+  check_refused("attention",
+                {std::pair{"sq=10 dim=128", "sk is missing (sq, sk and dim have no default"},
+                 std::pair{"sq=10 sk=10 dim=128 heads=6 heads_kv=4", "attention: heads = 6 is not a multiple of heads_kv = 4"},
+                 std::pair{"sq=10 sk=10 dim=100", "attention: head_dim = 100 is not a multiple of 8 from 8 to 256"},
+                 std::pair{"sq=10 sk=10 dim=128 mask=causl", "unknown mask 'causl'"},
+                 std::pair{"sq=10 sk=10 dim=128 seq=4",
+                           "unknown key 'seq'; the keys are batch, heads, heads_kv, sq, sk, dim, dim_v, mask, layout, seqlens, seqlens_k"},
+                 std::pair{"sq=0 sk=10 dim=128", "sq=0: must be a whole number of at least 1"},
+                 std::pair{"sq=10 sk=10 dim=128 sq=3", "'sq' is given twice"}},
+                [&](char const* text) { return parse_attention_problem(text, a); });
 
   std::vector<AttentionShape> v;
   REQUIRE(parse_attention_problems("sq=1024 sk=1024 dim=128 mask=causal; batch=4 heads=32 heads_kv=8 sq=4096 sk=4096 dim=64", v).ok());
@@ -378,21 +385,17 @@ TEST_CASE("a packed batch of variable lengths as key=value items and flags, and 
   REQUIRE(parse_attention_problem(attention_problem_text(a), back).ok());
   CHECK(back == a);
 
-  for (auto [text, why] :
-       {std::pair{"seqlens=5,6 sq=6 dim=64", "seqlens gives the batch and its lengths (sq and sk are the longest); leave out batch, sq and sk"},
-        std::pair{"batch=2 seqlens=5,6 dim=64", "seqlens gives the batch and its lengths"},
-        std::pair{"seqlens=5,6 seqlens_k=5 dim=64", "variable lengths: the keys' lengths (1) are not one per sequence (2); give as many as the queries'"},
-        std::pair{"seqlens=0,0 dim=64", "variable lengths: every sequence of queries is empty; give at least one length above 0"},
-        std::pair{"seqlens=5,-1 dim=64", "seqlens '5,-1': '-1' is not a whole number of at least 0; give each sequence's length"},
-        std::pair{"seqlens=5,,6 dim=64", "seqlens '5,,6': '' is not a whole number of at least 0"},
-        std::pair{"seqlens=5 dim=64 layout=bhsd", "variable lengths: a packed batch's tokens are BSHD rows"},
-        std::pair{"sq=5 sk=5 seqlens_k=5 dim=64", "seqlens_k gives the keys' lengths of a packed batch; give seqlens (the queries') too"},
-        std::pair{"seqlens=5", "dim is missing"}}) {
-    INFO(text);
-    Status const s = parse_attention_problem(text, a);
-    CHECK(s.code() != StatusCode::kSuccess);
-    CHECK_THAT(s.message(), Catch::Contains(std::string("attention '") + text + "': " + why));
-  }
+  check_refused("attention",
+                {std::pair{"seqlens=5,6 sq=6 dim=64", "seqlens gives the batch and its lengths (sq and sk are the longest); leave out batch, sq and sk"},
+                 std::pair{"batch=2 seqlens=5,6 dim=64", "seqlens gives the batch and its lengths"},
+                 std::pair{"seqlens=5,6 seqlens_k=5 dim=64", "variable lengths: the keys' lengths (1) are not one per sequence (2); give as many as the queries'"},
+                 std::pair{"seqlens=0,0 dim=64", "variable lengths: every sequence of queries is empty; give at least one length above 0"},
+                 std::pair{"seqlens=5,-1 dim=64", "seqlens '5,-1': '-1' is not a whole number of at least 0; give each sequence's length"},
+                 std::pair{"seqlens=5,,6 dim=64", "seqlens '5,,6': '' is not a whole number of at least 0"},
+                 std::pair{"seqlens=5 dim=64 layout=bhsd", "variable lengths: a packed batch's tokens are BSHD rows"},
+                 std::pair{"sq=5 sk=5 seqlens_k=5 dim=64", "seqlens_k gives the keys' lengths of a packed batch; give seqlens (the queries') too"},
+                 std::pair{"seqlens=5", "dim is missing"}},
+                [&](char const* text) { return parse_attention_problem(text, a); });
 
   std::vector<int> v;
   REQUIRE(parse_seqlens("--seqlens", "512,1024,0,1,3000", v).ok());

@@ -68,7 +68,7 @@ class Attention {
   static Status can_implement(Arguments const& a) {
     Problem const& p = a.problem;
     TESSERA_RETURN_IF_ERROR(check(p));
-    TESSERA_RETURN_IF_ERROR(a.chain.check());
+    TESSERA_RETURN_IF_ERROR(a.chain.check(p));
     auto const s = [](std::int64_t v) { return std::to_string(v); };
     auto const fail = [](std::string m) { return Status::not_supported("attention::Attention: " + std::move(m)); };
     if (p.head_dim != Cfg::D || p.head_dim_v != Cfg::Dv)

@@ -5,7 +5,8 @@
 //                             key: the alignment of a prompt's continuation, FlashAttention's)
 //   SlidingWindow<A>{l, r}    keys within [q' - l, q' + r], q' the aligned position (l or r < 0:
 //                             no bound on that side); {-1, 0} is Causal<A>
-//   Alibi<A>{slopes}          x - slopes[head] |k - q'| (one slope per query head)
+//   Alibi<A>{slopes}          x - slopes[head] |k - q'| (one slope per query head; sequences
+//                             below 2^22 keys and queries)
 //   Softcap{cap}              cap tanh(x / cap), before the masks (a masked score stays masked)
 //
 // Every stage keeps -infinity, so any order of the chain keeps a masked score masked.
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "tessera/attention/coord.hpp"
+#include "tessera/attention/problem.hpp"
 #include "tessera/core/config.hpp"
 #include "tessera/core/status.hpp"
 #include "tessera/epilogue/activations.hpp"  // tanh_f
@@ -80,17 +82,35 @@ struct Causal {
 
 // ALiBi (Press et al.): a linear penalty on the distance to the aligned position. `slopes` holds
 // one float per query head, in the memory the kernel runs in (device memory for a kernel).
+//
+// The distance is an int, and float(d) is an I2F a score, an instruction of the special-function
+// unit (XU) that the softmax's exp2 keeps busy. Below 2^22, 2^23 + 2^22 + d is a float of
+// exponent 23 whose low bits are d + 2^22: its bits are an integer add away, and subtracting
+// 2^23 + 2^22 leaves d exactly, on the integer and FMA pipes (2 to 5 % faster on the H100, hd 128;
+// docs/performance.md). check(Problem) holds the lengths below 2^22, where every |d| is.
 template <class Align = BottomRight>
 struct Alibi {
   float const* slopes = nullptr;
   static constexpr bool masks = false, modifies = true;
+  // The longest sequences (queries and keys) the distances stay exact for.
+  static constexpr int kMaxLength = (1 << 22) - 1;
+
   Status check() const {
     return slopes != nullptr ? Status::success()
                              : Status::invalid_argument("attention::Alibi: slopes is null; give a device pointer to a slope per query head");
   }
+  Status check(Problem const& p) const {
+    if (Status s = check(); !s) return s;
+    if (p.seqlen_q > kMaxLength || p.seqlen_k > kMaxLength)
+      return Status::invalid_argument("attention::Alibi: seqlen_q = " + std::to_string(p.seqlen_q) + " and seqlen_k = " +
+                                      std::to_string(p.seqlen_k) + " must be below 2^22 (ALiBi converts distances as 22-bit integers); for "
+                                      "longer sequences write a stage of your own with float(k - q)");
+    return Status::success();
+  }
   TESSERA_HD float score(float x, Coord const& c) const {
-    int const d = c.k - (c.q + Align::offset(c.q_len, c.k_len));
-    return x - slopes[c.head] * float(d < 0 ? -d : d);
+    int const d = c.k - (c.q + Align::offset(c.q_len, c.k_len));  // |d| < 2^22: check(Problem)
+    float const dist = __builtin_bit_cast(float, 0x4B400000 + d) - 12582912.0f;  // (2^23 + 2^22 + d) - (2^23 + 2^22)
+    return x - slopes[c.head] * __builtin_fabsf(dist);
   }
 };
 

@@ -21,7 +21,9 @@
 //                                                         // exactly the keys it sees, one run
 //                                                         // (default false)
 //   Status check() const;                                 // host: what is wrong with its parameters
-//                                                         // (Attention::can_implement asks)
+//   Status check(Problem const&) const;                   // or with them for this problem
+//                                                         // (Attention::can_implement asks; the
+//                                                         // second form where a stage has it)
 // A stage that neither modifies scores nor masks the scores of a block kFull costs nothing there:
 // the kernel applies the chain only to partial blocks, or everywhere when a stage modifies.
 #pragma once
@@ -32,6 +34,7 @@
 #include <utility>
 
 #include "tessera/attention/coord.hpp"
+#include "tessera/attention/problem.hpp"
 #include "tessera/core/config.hpp"
 #include "tessera/core/status.hpp"
 #include "tessera/core/tuple.hpp"
@@ -130,8 +133,10 @@ struct ScoreChain {
     return skip ? BlockKind::kSkip : full ? BlockKind::kFull : BlockKind::kPartial;
   }
 
-  // Host: the first stage whose parameters are wrong, with its message (success where none is).
-  Status check() const { return check_stages(std::index_sequence_for<Stages...>{}); }
+  // Host: the first stage whose parameters are wrong, with its message (success where none is);
+  // the second form also asks the stages that check their parameters against a problem.
+  Status check() const { return check_stages(std::index_sequence_for<Stages...>{}, nullptr); }
+  Status check(Problem const& p) const { return check_stages(std::index_sequence_for<Stages...>{}, &p); }
 
   // The keys a query of b may see: every stage's range, intersected, within [0, k_len).
   TESSERA_HD KeyRange keys(Block const& b) const {
@@ -146,13 +151,16 @@ struct ScoreChain {
 
  private:
   template <std::size_t... Is>
-  Status check_stages(std::index_sequence<Is...>) const {
+  Status check_stages(std::index_sequence<Is...>, [[maybe_unused]] Problem const* p) const {
     Status out = Status::success();
-    ((out.ok() ? void(out = check_stage(get<Is>(stages))) : void()), ...);
+    ((out.ok() ? void(out = check_stage(get<Is>(stages), p)) : void()), ...);
     return out;
   }
   template <class S>
-  static Status check_stage(S const& stage) {
+  static Status check_stage(S const& stage, [[maybe_unused]] Problem const* p) {
+    if constexpr (requires { { stage.check(*p) } -> std::same_as<Status>; }) {
+      if (p != nullptr) return stage.check(*p);
+    }
     if constexpr (requires { { stage.check() } -> std::same_as<Status>; }) return stage.check();
     else return Status::success();
   }

@@ -126,8 +126,8 @@ struct Refusals {
   DeviceBuffer<E> buf{std::size_t(1) << 20};
   std::vector<E> const before = buf.to_host();
 
-  std::string message(attention::Problem const& p, E* o = nullptr) {
-    typename attention::Attention<Cfg>::Arguments args{p, buf.get(), buf.get(), buf.get(), o != nullptr ? o : buf.get()};
+  std::string message(attention::Problem const& p, E* o = nullptr, typename Cfg::Chain const& chain = {}) {
+    typename attention::Attention<Cfg>::Arguments args{p, buf.get(), buf.get(), buf.get(), o != nullptr ? o : buf.get(), nullptr, chain};
     return attention::Attention<Cfg>{}.run(args).message();
   }
   // Head dims unlike the Config's, heads not a multiple of heads_kv, an O not 16-byte aligned.

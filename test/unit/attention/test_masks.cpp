@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "tessera/attention/masks.hpp"
 #include "tessera/attention/score_chain.hpp"
@@ -74,6 +76,33 @@ TEST_CASE("attention masks: scores", "[attention][masks]") {
   CHECK(Softcap{2.0f}.score(1.0f, c) == Approx(2.0 * std::tanh(0.5)).epsilon(1e-6));
   CHECK(Softcap{2.0f}.score(-INFINITY, c) == -INFINITY);  // a masked score stays masked
   CHECK(Alibi<>{slopes}.score(-INFINITY, c) == -INFINITY);
+}
+
+TEST_CASE("attention masks: ALiBi's distances exact up to 2^22, longer sequences refused", "[attention][masks]") {
+  float const slopes[2] = {0.75f, 0.001f};
+  int const top = Alibi<>::kMaxLength;  // 2^22 - 1
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> pos(0, top - 1);
+  std::vector<std::pair<int, int>> qk{{0, 0}, {0, 1}, {1, 0}, {5, 2}, {0, top - 1}, {top - 1, 0}, {4095, 65536}, {123457, 3}};
+  for (int i = 0; i < 2000; ++i) qk.emplace_back(pos(rng), pos(rng));
+  for (auto [q, k] : qk) {
+    for (int head : {0, 1}) {
+      double const d = std::abs(double(k) - double(q));
+      CHECK(Alibi<TopLeft>{slopes}.score(2.0f, Coord{0, head, q, k, top, top}) == 2.0f - slopes[head] * float(d));
+      // Bottom-right, fewer queries than keys: the aligned position is q + k_len - q_len.
+      int const q_len = top - 1000, shift = top - q_len;
+      if (q < q_len) {
+        double const e = std::abs(double(k) - double(q + shift));
+        CHECK(Alibi<BottomRight>{slopes}.score(2.0f, Coord{0, head, q, k, q_len, top}) == 2.0f - slopes[head] * float(e));
+      }
+    }
+  }
+  using Linear = ScoreChain<Alibi<TopLeft>>;
+  CHECK(Linear{{slopes}}.check(Problem::dense(1, 2, 2, top, top, 64, Layout::kBSHD)).ok());
+  CHECK_THAT(Linear{{slopes}}.check(Problem::dense(1, 2, 2, top + 1, 16, 64, Layout::kBSHD)).message(),
+             Catch::Contains("attention::Alibi: seqlen_q = 4194304 and seqlen_k = 16 must be below 2^22"));
+  CHECK_THAT(Linear{}.check(Problem::dense(1, 2, 2, 16, 16, 64, Layout::kBSHD)).message(), Catch::Contains("slopes is null"));
+  CHECK(Linear{{slopes}}.check().ok());  // the parameters alone
 }
 
 TEST_CASE("attention masks: block kinds and key ranges against brute force", "[attention][masks]") {

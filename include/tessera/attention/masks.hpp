@@ -100,10 +100,9 @@ struct Alibi {
                              : Status::invalid_argument("attention::Alibi: slopes is null; give a device pointer to a slope per query head");
   }
   Status check(Problem const& p) const {
-    if (Status s = check(); !s) return s;
     if (p.seqlen_q > kMaxLength || p.seqlen_k > kMaxLength)
-      return Status::invalid_argument("attention::Alibi: seqlen_q = " + std::to_string(p.seqlen_q) + " and seqlen_k = " +
-                                      std::to_string(p.seqlen_k) + " must be below 2^22 (ALiBi converts distances as 22-bit integers); for "
+      return Status::invalid_argument("attention::Alibi: seqlen_q = " + std::to_string(p.seqlen_q) + ", seqlen_k = " +
+                                      std::to_string(p.seqlen_k) + ": both must be below 2^22 (ALiBi's distances are exact below it); for "
                                       "longer sequences write a stage of your own with float(k - q)");
     return Status::success();
   }

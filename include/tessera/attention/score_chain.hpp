@@ -21,9 +21,9 @@
 //                                                         // exactly the keys it sees, one run
 //                                                         // (default false)
 //   Status check() const;                                 // host: what is wrong with its parameters
-//   Status check(Problem const&) const;                   // or with them for this problem
-//                                                         // (Attention::can_implement asks; the
-//                                                         // second form where a stage has it)
+//   Status check(Problem const&) const;                   // and with them for this problem
+//                                                         // (Attention::can_implement asks both,
+//                                                         // check() first)
 // A stage that neither modifies scores nor masks the scores of a block kFull costs nothing there:
 // the kernel applies the chain only to partial blocks, or everywhere when a stage modifies.
 #pragma once
@@ -134,7 +134,7 @@ struct ScoreChain {
   }
 
   // Host: the first stage whose parameters are wrong, with its message (success where none is);
-  // the second form also asks the stages that check their parameters against a problem.
+  // the second form also asks each stage's check(Problem), after its check().
   Status check() const { return check_stages(std::index_sequence_for<Stages...>{}, nullptr); }
   Status check(Problem const& p) const { return check_stages(std::index_sequence_for<Stages...>{}, &p); }
 
@@ -158,11 +158,13 @@ struct ScoreChain {
   }
   template <class S>
   static Status check_stage(S const& stage, [[maybe_unused]] Problem const* p) {
+    if constexpr (requires { { stage.check() } -> std::same_as<Status>; }) {
+      if (Status s = stage.check(); !s) return s;
+    }
     if constexpr (requires { { stage.check(*p) } -> std::same_as<Status>; }) {
       if (p != nullptr) return stage.check(*p);
     }
-    if constexpr (requires { { stage.check() } -> std::same_as<Status>; }) return stage.check();
-    else return Status::success();
+    return Status::success();
   }
 };
 

@@ -184,12 +184,17 @@ TEST_CASE("attention sm90: refusals name the fix and launch nothing", "[gpu][att
   DeviceBuffer<int> dcu(cu);
   CHECK_THAT(r.message(Problem::variable_lengths(1, 2, 2, dcu.get(), dcu.get(), 64, 64, 63, 64, 128)), Catch::Contains("total_q = 63"));
   r.nothing_written();
-  // A stage's parameters against the problem: ALiBi's distances are exact below 2^22.
+  // A stage's parameters against the problem: ALiBi's distances are exact below 2^22. The long
+  // problem has no tensors: were the refusal gone, the null pointers would stop the call instead
+  // (a failed check here, nothing launched).
   using Linear = ScoreChain<Alibi<BottomRight>>;
-  test::Refusals<Cfg90<128, 128, 128, Linear>> a;
+  using LinearAttention = attention::Attention<Cfg90<128, 128, 128, Linear>>;
   DeviceBuffer<float> slopes(std::vector<float>{0.5f, 0.25f});
-  CHECK_THAT(a.message(dense(1, 2, 2, 64, 1 << 22, 128), nullptr, Linear{{slopes.get()}}),
-             Catch::Contains("seqlen_k = 4194304 must be below 2^22") && Catch::Contains("write a stage of your own"));
+  LinearAttention::Arguments const long_keys{dense(1, 2, 2, 64, 1 << 22, 128), nullptr, nullptr, nullptr, nullptr, nullptr,
+                                             Linear{{slopes.get()}}};
+  CHECK_THAT(LinearAttention{}.run(long_keys).message(),
+             Catch::Contains("seqlen_k = 4194304: both must be below 2^22") && Catch::Contains("write a stage of your own"));
+  test::Refusals<Cfg90<128, 128, 128, Linear>> a;
   CHECK_THAT(a.message(dense(1, 2, 2, 64, 64, 128)), Catch::Contains("Alibi: slopes is null"));
   a.nothing_written();
 }

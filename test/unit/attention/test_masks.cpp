@@ -89,19 +89,26 @@ TEST_CASE("attention masks: ALiBi's distances exact up to 2^22, longer sequences
     for (int head : {0, 1}) {
       double const d = std::abs(double(k) - double(q));
       CHECK(Alibi<TopLeft>{slopes}.score(2.0f, Coord{0, head, q, k, top, top}) == 2.0f - slopes[head] * float(d));
-      // Bottom-right, fewer queries than keys: the aligned position is q + k_len - q_len.
-      int const q_len = top - 1000, shift = top - q_len;
-      if (q < q_len) {
-        double const e = std::abs(double(k) - double(q + shift));
-        CHECK(Alibi<BottomRight>{slopes}.score(2.0f, Coord{0, head, q, k, q_len, top}) == 2.0f - slopes[head] * float(e));
+      // Bottom-right: the aligned position is q + k_len - q_len, with fewer queries than keys
+      // (a continuation) and with more (the first queries see no key; their distances still count).
+      for (int const q_len : {top - 1000, top}) {
+        int const k_len = q_len == top ? top - 1000 : top;
+        if (q >= q_len || k >= k_len) continue;
+        double const e = std::abs(double(k) - double(q + k_len - q_len));
+        CHECK(Alibi<BottomRight>{slopes}.score(2.0f, Coord{0, head, q, k, q_len, k_len}) == 2.0f - slopes[head] * float(e));
       }
     }
   }
   using Linear = ScoreChain<Alibi<TopLeft>>;
-  CHECK(Linear{{slopes}}.check(Problem::dense(1, 2, 2, top, top, 64, Layout::kBSHD)).ok());
-  CHECK_THAT(Linear{{slopes}}.check(Problem::dense(1, 2, 2, top + 1, 16, 64, Layout::kBSHD)).message(),
-             Catch::Contains("attention::Alibi: seqlen_q = 4194304 and seqlen_k = 16 must be below 2^22"));
-  CHECK_THAT(Linear{}.check(Problem::dense(1, 2, 2, 16, 16, 64, Layout::kBSHD)).message(), Catch::Contains("slopes is null"));
+  auto const problem = [](int sq, int sk) { return Problem::dense(1, 2, 2, sq, sk, 64, Layout::kBSHD); };
+  CHECK(Linear{{slopes}}.check(problem(top, top)).ok());
+  CHECK_THAT(Linear{{slopes}}.check(problem(top + 1, 16)).message(),
+             Catch::Contains("attention::Alibi: seqlen_q = 4194304, seqlen_k = 16: both must be below 2^22"));
+  CHECK_THAT(Linear{{slopes}}.check(problem(16, top + 1)).message(), Catch::Contains("seqlen_k = 4194304: both must be below 2^22"));
+  CHECK_THAT(Linear{{slopes}}.check(problem(16, top + 1)).message(), Catch::Contains("write a stage of your own with float(k - q)"));
+  // check() first, then check(Problem): a null slope pointer is named on any problem.
+  CHECK_THAT(Linear{}.check(problem(16, 16)).message(), Catch::Contains("slopes is null"));
+  CHECK_THAT(Linear{}.check(problem(top + 1, 16)).message(), Catch::Contains("slopes is null"));
   CHECK(Linear{{slopes}}.check().ok());  // the parameters alone
 }
 

@@ -5,7 +5,8 @@
 // consumers, turns, fp16, both longest-first orders of causal tiles, several tiles a block with and
 // without a pause between them (empty tiles and one-block tiles between); variable lengths with empty
 // and length-1 sequences; fp8 with per-tensor scales; every mask and score stage, chained and one of
-// the test's own (rows that see no key: O = 0, LSE = -inf); the refusals.
+// the test's own (rows that see no key: O = 0, LSE = -inf); the refusals; what the parameters say
+// about a tile (its sequences, lengths clipped to the problem's, its blocks of keys).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -29,6 +30,15 @@ namespace {
 
 template <int D, int Dv = D, int BKV = 128, class Chain = NoMask, class C = Consumers<2>, class E = bfloat16_t>
 using Cfg90 = Config<arch::Sm90, E, HeadDim<D, Dv>, BlockTile<64 * C::value, BKV>, C, Stages<2>, Chain>;
+
+// What the kernel's parameters say about tiles (attention/sm90/params.hpp), a tile a thread.
+template <class Cfg>
+__global__ void tiles_of(sm90::Params<Cfg> const p, TileCoord const* coords, int n, sm90::TileInfo* info, BlockRange* ranges) {
+  int const i = int(threadIdx.x);
+  if (i >= n) return;
+  info[i] = p.tile(coords[i]);
+  ranges[i] = p.range(info[i]);
+}
 
 }  // namespace
 
@@ -123,6 +133,57 @@ TEST_CASE("attention sm90: variable lengths, empty and length-1 sequences", "[gp
   std::vector<int> many_q, many_k;
   for (int i = 0; i < 300; ++i) many_q.push_back(1 + i * 37 % 190), many_k.push_back(1 + i * 53 % 250);
   run_varlen<Cfg90<128, 128, 128, Causal>>(2, 2, many_q, many_k);
+}
+
+TEST_CASE("attention sm90: a tile's sequences, clipped lengths and blocks of keys from the parameters", "[gpu][attention][sm90]") {
+  test::require_gpu();
+  using Cfg = Cfg90<128, 128, 128, ScoreChain<attention::Causal<BottomRight>>>;  // 128 x 128 tiles
+  struct Want {
+    TileCoord at;
+    sm90::TileInfo info;
+    BlockRange range;
+  };
+  auto const check = [](sm90::Params<Cfg> const& p, std::vector<Want> const& want) {
+    std::vector<TileCoord> coords;
+    for (Want const& w : want) coords.push_back(w.at);
+    DeviceBuffer<TileCoord> dcoords(coords);
+    DeviceBuffer<sm90::TileInfo> info(want.size());
+    DeviceBuffer<BlockRange> ranges(want.size());
+    tiles_of<Cfg><<<1, 32>>>(p, dcoords.get(), int(want.size()), info.get(), ranges.get());
+    TESSERA_CUDA_REQUIRE_LAUNCH();
+    TESSERA_CUDA_REQUIRE(cudaDeviceSynchronize());
+    std::vector<sm90::TileInfo> const got = info.to_host();
+    std::vector<BlockRange> const got_ranges = ranges.to_host();
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      sm90::TileInfo const &g = got[i], &w = want[i].info;
+      INFO("tile " << i);
+      CHECK((g.b == w.b && g.h == w.h && g.hk == w.hk && g.q0 == w.q0 && g.q_len == w.q_len && g.k_len == w.k_len));
+      CHECK((g.mb == w.mb && g.q_start == w.q_start && g.k_start == w.k_start));
+      CHECK(got_ranges[i].first == want[i].range.first);
+      CHECK(got_ranges[i].last == want[i].range.last);
+    }
+  };
+  // Fixed lengths (300 queries, 500 keys; bottom-right: query q sees keys up to q + 200), 4 heads
+  // over 2 K/V heads. The last tile is clipped to the queries there are.
+  sm90::Params<Cfg> p{};
+  p.batch = 2, p.heads = 4, p.group = 2, p.q_len = 300, p.k_len = 500, p.q_blocks = 3;
+  check(p, {{{0, 0, 0}, {0, 0, 0, 0, 300, 500, 0, 0, 0}, {0, 3}},       // queries 0-127: keys up to 327
+            {{1, 3, 2}, {1, 3, 1, 256, 300, 500, 1, 0, 0}, {0, 4}}});   // queries 256-299: every key
+  // Variable lengths at the offsets of the packed tokens: 100 / 0 / 300 queries, 50 / 200 / 0 keys.
+  std::vector<int> const cu_q{0, 100, 100, 400}, cu_k{0, 50, 250, 250};
+  DeviceBuffer<int> dq(cu_q), dk(cu_k);
+  p.batch = 3, p.q_len = 300, p.k_len = 200, p.q_blocks = 3;
+  p.cu_q = dq.get(), p.cu_k = dk.get(), p.total_q = 400, p.total_k = 250;
+  check(p, {{{0, 1, 0}, {0, 1, 0, 0, 100, 50, 0, 0, 0}, {0, 1}},        // queries 50-99 see keys 0-49
+            {{1, 2, 0}, {1, 2, 1, 0, 0, 200, 0, 100, 50}, {0, 0}},      // no query: no block
+            {{2, 0, 2}, {2, 0, 0, 256, 300, 0, 0, 100, 250}, {0, 0}}});  // no key: no block
+  // Offsets that break Problem::variable_lengths's contract: the lengths are clipped to the
+  // longest the problem states and to the tokens it holds, never past them.
+  std::vector<int> const bad_q{0, 100, 100, 520}, bad_k{0, 60, 250, 250};
+  DeviceBuffer<int> bq(bad_q), bk(bad_k);
+  p.cu_q = bq.get(), p.cu_k = bk.get(), p.q_len = 350, p.k_len = 40;
+  check(p, {{{0, 0, 0}, {0, 0, 0, 0, 100, 40, 0, 0, 0}, {0, 1}},        // 60 keys, 40 the longest
+            {{2, 1, 0}, {2, 1, 0, 0, 300, 0, 0, 100, 250}, {0, 0}}});   // 420 queries, 300 in the tokens
 }
 
 TEST_CASE("attention sm90: fp8 e4m3 with per-tensor scales", "[gpu][attention][sm90]") {
